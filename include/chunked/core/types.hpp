@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fundamental scalar types shared by every layer.
+#pragma once
+
+#include <cstdint>
+
+namespace chunked {
+
+/// Signed index type for shapes, offsets and flat indices (arrays may exceed 2^32 elements).
+using index_t = std::int64_t;
+
+} // namespace chunked
