@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+// Shape: the extents of an N-dimensional array.
+#pragma once
+
+#include <chunked/core/error.hpp>
+#include <chunked/core/types.hpp>
+
+#include <cstddef>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace chunked {
+
+/// The extent of each axis, outermost first (C order). A Shape of rank 0 describes a scalar.
+class Shape {
+ public:
+  Shape() = default;
+  Shape(std::initializer_list<index_t> extents);
+  explicit Shape(std::vector<index_t> extents);
+
+  /// Number of axes.
+  index_t ndim() const { return static_cast<index_t>(extents_.size()); }
+  /// Number of elements: the product of the extents (1 for rank 0).
+  index_t size() const;
+  /// Extent of axis i; negative i counts from the end.
+  index_t operator[](index_t i) const;
+
+  const std::vector<index_t>& extents() const { return extents_; }
+  auto begin() const { return extents_.begin(); }
+  auto end() const { return extents_.end(); }
+
+  /// C-order strides in elements.
+  std::vector<index_t> strides() const;
+
+  friend bool operator==(const Shape&, const Shape&) = default;
+
+  /// "(4, 5)", like NumPy ("(3,)" for rank 1, "()" for rank 0).
+  std::string to_string() const;
+
+ private:
+  std::vector<index_t> extents_;
+};
+
+/// Maps a possibly negative axis to [0, ndim), or throws IndexError naming the axis and rank.
+index_t normalize_axis(index_t axis, index_t ndim);
+
+} // namespace chunked

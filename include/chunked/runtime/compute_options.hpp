@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// ComputeOptions: how a compute() call runs (scheduler, workers, devices, memory, progress).
+#pragma once
+
+#include <chunked/runtime/progress.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+namespace chunked {
+
+/// Where block tasks run on the host.
+enum class Scheduler {
+  threads,         ///< a pool of worker threads (one per CPU core, or one per GPU)
+  single_threaded, ///< inline on the calling thread, in task order: for debugging and profiling
+};
+
+/// Options of `compute()`, `item()`, `persist()` and `to_host()`. The defaults use the whole machine.
+///
+/// @code
+/// chunked::ComputeOptions opts;
+/// opts.num_threads = 8;
+/// opts.progress_bar = true;
+/// double s = x.sum().item(opts);
+/// @endcode
+struct ComputeOptions {
+  /// `threads` runs tasks on worker threads; `single_threaded` runs them on the calling thread.
+  Scheduler scheduler = Scheduler::threads;
+  /// CPU worker threads; 0 = all hardware threads.
+  int num_threads = 0;
+  /// CUDA devices to use; empty = all visible, one worker per GPU.
+  std::vector<int> devices;
+  /// CUDA streams per device; 0 = the backend's choice.
+  int streams_per_device = 0;
+  /// Bytes each device may hold; 0 = 80 % of the memory free when the computation starts.
+  std::size_t device_memory_limit = 0;
+  /// Called about every 100 ms while tasks finish and once at the end with the final counts.
+  /// Calls never overlap; they come from worker threads, so keep the callback short.
+  std::function<void(const Progress&)> on_progress;
+  /// Draw a one-line progress bar on stderr.
+  bool progress_bar = false;
+};
+
+} // namespace chunked
