@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: Apache-2.0
+# Helpers for chunked's test executables: GoogleTest registration, per-backend typed suites, and
+# compiling every public header on its own.
+
+include(GoogleTest)
+
+set(CHUNKED_TEST_TIMEOUT 300 CACHE STRING "Seconds one test case may run before ctest stops it")
+
+# chunked_add_gtest(<name> SOURCES <file>... [INCLUDE_DIRS <dir>...] [LIBRARIES <lib>...]
+#                   [PREFIX <ctest name prefix>] [LABELS <label>...])
+# Builds a GoogleTest executable linked with chunked and registers each of its test cases with
+# ctest. Cases are listed when ctest runs (PRE_TEST), so building never runs a test binary, which
+# matters for sanitizer and cross builds.
+function(chunked_add_gtest name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "PREFIX" "SOURCES;INCLUDE_DIRS;LIBRARIES;LABELS")
+  add_executable(${name} ${arg_SOURCES})
+  chunked_target_options(${name})
+  target_include_directories(${name} PRIVATE ${arg_INCLUDE_DIRS})
+  target_link_libraries(${name} PRIVATE chunked::chunked GTest::gtest_main ${arg_LIBRARIES})
+  set(properties TIMEOUT ${CHUNKED_TEST_TIMEOUT})
+  if(arg_LABELS)
+    list(APPEND properties LABELS "${arg_LABELS}")
+  endif()
+  gtest_discover_tests(${name}
+    TEST_PREFIX "${arg_PREFIX}"
+    DISCOVERY_MODE PRE_TEST
+    DISCOVERY_TIMEOUT 60
+    PROPERTIES ${properties})
+endfunction()
+
+# chunked_generate_backend_suites(<backend> <out_var> <suite header>...)
+# Writes one translation unit per typed suite header for <backend> (Cpu, Cuda or Auto) and returns
+# their paths in <out_var>. A suite is written once, against CHUNKED_TEST_BACKEND, and compiled
+# once per backend. Files are rewritten only when their text changes.
+function(chunked_generate_backend_suites backend out_var)
+  set(sources "")
+  foreach(header IN LISTS ARGN)
+    cmake_path(GET header FILENAME header_name)
+    cmake_path(GET header STEM suite)
+    set(source "${CMAKE_CURRENT_BINARY_DIR}/suites/${suite}_${backend}.cpp")
+    file(CONFIGURE OUTPUT "${source}" CONTENT
+"#define CHUNKED_TEST_BACKEND chunked::${backend}
+#define CHUNKED_TEST_BACKEND_NAME ${backend}
+#include \"${header_name}\"
+")
+    list(APPEND sources "${source}")
+  endforeach()
+  set(${out_var} "${sources}" PARENT_SCOPE)
+endfunction()
+
+# chunked_add_header_tests(<target> <include root> <header>...)
+# Builds an object library in which each header is the whole of one translation unit, included
+# twice: a header that needs an include it does not make, or lacks #pragma once, fails to compile.
+function(chunked_add_header_tests target include_root)
+  set(sources "")
+  foreach(header IN LISTS ARGN)
+    cmake_path(RELATIVE_PATH header BASE_DIRECTORY "${include_root}" OUTPUT_VARIABLE include_name)
+    string(REGEX REPLACE "[/.]" "_" stem "${include_name}")
+    set(source "${CMAKE_CURRENT_BINARY_DIR}/header_tests/${stem}.cpp")
+    file(CONFIGURE OUTPUT "${source}" CONTENT
+"#include <${include_name}>
+#include <${include_name}>
+")
+    list(APPEND sources "${source}")
+  endforeach()
+  add_library(${target} OBJECT ${sources})
+  chunked_target_options(${target})
+  target_link_libraries(${target} PRIVATE chunked::chunked)
+endfunction()
