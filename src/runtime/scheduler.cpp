@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: Apache-2.0
+// run_graph: join-counter scheduling of a TaskGraph on worker threads or inline.
+#include <chunked/runtime/scheduler.hpp>
+
+#include <chunked/core/error.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace chunked::runtime {
+
+namespace {
+
+using Counter = std::atomic<std::uint32_t>;
+
+// Min-heaps of ready task ids: the lowest id is the task the planner wants first. A list pushed in
+// increasing order is already a valid heap, which is how the initial ready tasks arrive.
+void heap_push(std::vector<TaskId>& heap, TaskId task) {
+  heap.push_back(task);
+  std::push_heap(heap.begin(), heap.end(), std::greater<>{});
+}
+
+TaskId heap_pop(std::vector<TaskId>& heap) {
+  std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
+  const TaskId task = heap.back();
+  heap.pop_back();
+  return task;
+}
+
+// The graph stores each task's dependencies; scheduling needs the reverse, built once per run as
+// two flat arrays.
+class Successors {
+ public:
+  explicit Successors(const TaskGraph& graph) : begin_(graph.size() + 1, 0) {
+    const std::size_t n = graph.size();
+    for (TaskId t = 0; t < n; ++t)
+      for (TaskId d : graph.dependencies(t))
+        ++begin_[d + 1];
+    for (std::size_t t = 0; t < n; ++t)
+      begin_[t + 1] += begin_[t];
+    list_.resize(graph.num_edges());
+    std::vector<std::uint32_t> cursor(begin_.begin(), begin_.end() - 1);
+    for (TaskId t = 0; t < n; ++t)
+      for (TaskId d : graph.dependencies(t))
+        list_[cursor[d]++] = t;
+  }
+
+  std::span<const TaskId> of(TaskId task) const {
+    return {list_.data() + begin_[task], list_.data() + begin_[task + 1]};
+  }
+  std::uint32_t count(TaskId task) const { return begin_[task + 1] - begin_[task]; }
+
+ private:
+  std::vector<std::uint32_t> begin_;
+  std::vector<TaskId> list_;
+};
+
+// Per-worker state, on its own cache line: workers touch each other's only to wake them.
+struct alignas(64) WorkerSlot {
+  std::condition_variable cv;
+  std::vector<TaskId> pinned; // ready tasks pinned to this worker, a min-heap
+  bool idle = false;          // in ThreadedRun::idle_
+  bool wake = false;          // set by whoever wakes it
+};
+
+// One run of a graph on worker threads. Counters are atomics decremented outside the lock, so
+// a finished task touches the shared lock once: to queue the successors it made ready and take
+// its next task. Tasks are coarse (a block each), so one queue under one mutex keeps the
+// lowest-id-first order exact at a cost far below a microsecond.
+class ThreadedRun {
+ public:
+  ThreadedRun(const TaskGraph& graph, TaskExecutor& executor, int num_workers,
+              ProgressReporter& progress)
+      : graph_(graph), executor_(executor), progress_(progress), num_workers_(num_workers),
+        successors_(graph), join_(new Counter[graph.size()]),
+        consumers_(new Counter[graph.size()]), finished_(new std::uint8_t[graph.size()]()),
+        slots_(new WorkerSlot[static_cast<std::size_t>(num_workers)]), remaining_(graph.size()) {
+    const std::size_t n = graph.size();
+    std::vector<std::size_t> pinned_count(static_cast<std::size_t>(num_workers), 0);
+    std::size_t unpinned_count = 0;
+    for (TaskId t = 0; t < n; ++t) {
+      join_[t].store(static_cast<std::uint32_t>(graph.dependencies(t).size()),
+                     std::memory_order_relaxed);
+      consumers_[t].store(successors_.count(t), std::memory_order_relaxed);
+      const int w = graph.worker(t);
+      ++(w >= 0 ? pinned_count[static_cast<std::size_t>(w)] : unpinned_count);
+    }
+    // Room for every task up front, so no heap reallocates while the lock is held.
+    ready_.reserve(unpinned_count);
+    for (int w = 0; w < num_workers; ++w)
+      slots_[w].pinned.reserve(pinned_count[static_cast<std::size_t>(w)]);
+    idle_.reserve(static_cast<std::size_t>(num_workers));
+    for (TaskId t = 0; t < n; ++t)
+      if (graph.dependencies(t).empty())
+        (graph.worker(t) >= 0 ? slots_[graph.worker(t)].pinned : ready_).push_back(t);
+  }
+
+  // Runs the graph with the calling thread as worker 0; rethrows the first error after cleanup.
+  void execute() {
+    std::vector<std::thread> threads;
+    try {
+      threads.reserve(static_cast<std::size_t>(num_workers_ - 1));
+      for (int w = 1; w < num_workers_; ++w)
+        threads.emplace_back([this, w] { worker_main(w); });
+    } catch (...) {
+      record_error(std::current_exception());
+    }
+    worker_main(0);
+    for (std::thread& thread : threads)
+      thread.join();
+    if (error_) {
+      release_held();
+      progress_.finish(true);
+      std::rethrow_exception(error_);
+    }
+    progress_.finish();
+  }
+
+ private:
+  void worker_main(int w) {
+    std::vector<int> to_wake;
+    try {
+      worker_loop(w, to_wake);
+    } catch (...) {
+      // Only bookkeeping (allocation) can get here: task errors are caught around the task.
+      record_error(std::current_exception());
+    }
+    notify(to_wake);
+  }
+
+  void worker_loop(int w, std::vector<int>& to_wake) {
+    WorkerSlot& slot = slots_[w];
+    std::vector<TaskId> ready;
+    std::unique_lock lock(mutex_);
+    while (!stop_ && remaining_ > 0) {
+      TaskId task;
+      if (!pop_locked(w, task)) {
+        slot.idle = true;
+        slot.wake = false;
+        idle_.push_back(w);
+        lock.unlock();
+        notify(to_wake);
+        lock.lock();
+        slot.cv.wait(lock, [&] { return slot.wake; });
+        continue;
+      }
+      // Ready tasks this worker does not take go to sleeping workers.
+      wake_idle_locked(ready_.size(), to_wake);
+      lock.unlock();
+      notify(to_wake);
+
+      ready.clear();
+      const bool ok = run_task(task, w, ready);
+
+      lock.lock();
+      if (!ok)
+        continue; // stop_ is set
+      if (--remaining_ == 0)
+        wake_all_locked(to_wake);
+      else
+        push_ready_locked(ready, to_wake);
+    }
+  }
+
+  bool pop_locked(int w, TaskId& task) {
+    std::vector<TaskId>& pinned = slots_[w].pinned;
+    if (!pinned.empty() && (ready_.empty() || pinned.front() < ready_.front())) {
+      task = heap_pop(pinned);
+      return true;
+    }
+    if (ready_.empty())
+      return false;
+    task = heap_pop(ready_);
+    return true;
+  }
+
+  void push_ready_locked(const std::vector<TaskId>& ready, std::vector<int>& to_wake) {
+    for (TaskId t : ready) {
+      const int w = graph_.worker(t);
+      if (w < 0) {
+        heap_push(ready_, t);
+        continue;
+      }
+      WorkerSlot& owner = slots_[w];
+      heap_push(owner.pinned, t);
+      if (owner.idle) {
+        idle_.erase(std::find(idle_.begin(), idle_.end(), w));
+        wake_locked(w, to_wake);
+      }
+    }
+  }
+
+  void wake_locked(int w, std::vector<int>& to_wake) {
+    slots_[w].idle = false;
+    slots_[w].wake = true;
+    to_wake.push_back(w);
+  }
+
+  // Wakes up to `count` sleeping workers, the most recently idle first (its cache is warmest).
+  void wake_idle_locked(std::size_t count, std::vector<int>& to_wake) {
+    for (; count > 0 && !idle_.empty(); --count) {
+      wake_locked(idle_.back(), to_wake);
+      idle_.pop_back();
+    }
+  }
+
+  void wake_all_locked(std::vector<int>& to_wake) { wake_idle_locked(idle_.size(), to_wake); }
+
+  // Notifying after the lock is released spares the woken worker from blocking on it at once.
+  void notify(std::vector<int>& to_wake) {
+    for (int w : to_wake)
+      slots_[w].cv.notify_one();
+    to_wake.clear();
+  }
+
+  bool run_task(TaskId task, int w, std::vector<TaskId>& ready) {
+    try {
+      const std::uint64_t bytes = executor_.run(task, w);
+      finished_[task] = 1;
+      // Inputs are released before successors are queued: memory first.
+      for (TaskId d : graph_.dependencies(task))
+        if (consumers_[d].fetch_sub(1, std::memory_order_acq_rel) == 1)
+          executor_.release(d);
+      for (TaskId s : successors_.of(task))
+        if (join_[s].fetch_sub(1, std::memory_order_acq_rel) == 1)
+          ready.push_back(s);
+      progress_.add(graph_.is_block(task) ? 1 : 0, bytes);
+      progress_.maybe_report();
+      return true;
+    } catch (...) {
+      record_error(std::current_exception());
+      return false;
+    }
+  }
+
+  void record_error(std::exception_ptr error) {
+    std::vector<int> to_wake;
+    {
+      std::lock_guard lock(mutex_);
+      if (!error_)
+        error_ = std::move(error);
+      stop_ = true;
+      wake_all_locked(to_wake);
+    }
+    notify(to_wake);
+  }
+
+  // After a failure, once every worker has stopped: free the outputs still waiting for consumers
+  // that will never run.
+  void release_held() noexcept {
+    for (TaskId t = 0; t < graph_.size(); ++t) {
+      if (finished_[t] == 0 || consumers_[t].load(std::memory_order_relaxed) == 0)
+        continue;
+      try {
+        executor_.release(t);
+      } catch (...) {
+        // The first error is the one reported; later ones come from the same failed computation.
+      }
+    }
+  }
+
+  const TaskGraph& graph_;
+  TaskExecutor& executor_;
+  ProgressReporter& progress_;
+  const int num_workers_;
+  const Successors successors_;
+  std::unique_ptr<Counter[]> join_;              // dependencies not yet finished
+  std::unique_ptr<Counter[]> consumers_;         // successors not yet finished
+  std::unique_ptr<std::uint8_t[]> finished_;     // written by the task's worker, read after joins
+  std::unique_ptr<WorkerSlot[]> slots_;
+
+  std::mutex mutex_; // guards everything below and WorkerSlot::{pinned, idle, wake}
+  std::vector<TaskId> ready_; // ready tasks any worker may run, a min-heap
+  std::vector<int> idle_;     // sleeping workers
+  std::size_t remaining_;     // tasks not yet finished
+  bool stop_ = false;
+  std::exception_ptr error_;
+};
+
+// Single worker in id order: ids are topological, so the lowest ready task is always the next id.
+void run_inline(const TaskGraph& graph, TaskExecutor& executor, ProgressReporter& progress) {
+  const std::size_t n = graph.size();
+  std::vector<std::uint32_t> consumers(n, 0);
+  for (TaskId t = 0; t < n; ++t)
+    for (TaskId d : graph.dependencies(t))
+      ++consumers[d];
+  std::size_t finished = 0;
+  try {
+    for (TaskId t = 0; t < n; ++t) {
+      const std::uint64_t bytes = executor.run(t, std::max(graph.worker(t), 0));
+      finished = t + 1;
+      for (TaskId d : graph.dependencies(t))
+        if (--consumers[d] == 0)
+          executor.release(d);
+      progress.add(graph.is_block(t) ? 1 : 0, bytes);
+      progress.maybe_report();
+    }
+  } catch (...) {
+    for (TaskId t = 0; t < finished; ++t) {
+      if (consumers[t] == 0)
+        continue;
+      try {
+        executor.release(t);
+      } catch (...) {
+        // Keep the first error.
+      }
+    }
+    progress.finish(true);
+    throw;
+  }
+  progress.finish();
+}
+
+} // namespace
+
+void run_graph(const TaskGraph& graph, TaskExecutor& executor, int num_workers,
+               const ComputeOptions& options) {
+  if (num_workers < 1)
+    throw ValueError("run_graph: num_workers is " + std::to_string(num_workers) +
+                     "; expected at least 1");
+  if (graph.max_worker() >= num_workers)
+    throw ValueError("run_graph: a task is pinned to worker " + std::to_string(graph.max_worker()) +
+                     " but there are only " + std::to_string(num_workers) + " workers");
+  ProgressReporter progress(options, static_cast<index_t>(graph.num_blocks()));
+  if (options.scheduler == Scheduler::single_threaded) {
+    run_inline(graph, executor, progress);
+    return;
+  }
+  if (graph.empty()) {
+    progress.finish();
+    return;
+  }
+  // Workers beyond the number of tasks would only sleep; pinned workers must exist.
+  const int workers = std::max(
+      static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(num_workers), graph.size())),
+      graph.max_worker() + 1);
+  ThreadedRun(graph, executor, workers, progress).execute();
+}
+
+int default_num_threads(const ComputeOptions& options) {
+  if (options.num_threads < 0)
+    throw ValueError("ComputeOptions::num_threads is " + std::to_string(options.num_threads) +
+                     "; expected 0 (all hardware threads) or a positive count");
+  if (options.num_threads > 0)
+    return options.num_threads;
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+} // namespace chunked::runtime
