@@ -81,6 +81,9 @@ if(CHUNKED_HAS_CUDA)
   if(_chunked_cub_dir)
     set(CHUNKED_CUDA_CCCL_INCLUDE_DIR "${_chunked_cub_dir}")
   endif()
+  # find_path may leave a trailing separator; the paths end up in a header, so keep them tidy.
+  string(REGEX REPLACE "(.)/+$" "\\1" CHUNKED_CUDA_INCLUDE_DIR "${CHUNKED_CUDA_INCLUDE_DIR}")
+  string(REGEX REPLACE "(.)/+$" "\\1" CHUNKED_CUDA_CCCL_INCLUDE_DIR "${CHUNKED_CUDA_CCCL_INCLUDE_DIR}")
   message(STATUS "chunked: CUDA backend built with CUDA ${CUDAToolkit_VERSION} "
                  "for architectures ${CMAKE_CUDA_ARCHITECTURES}")
 endif()

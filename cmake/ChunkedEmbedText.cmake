@@ -16,7 +16,7 @@
 # and a header declaring them, "chunked_embedded_<NAME>.hpp", on <target>'s private include path.
 # The _names/_contents pair is what nvrtcCreateProgram takes as (includeNames, headers), so the
 # generated kernel source can say #include <chunked/random/philox.hpp> as host code does.
-# The text is stored as byte arrays (no raw-string delimiter can clash with it) and is regenerated
+# The text is stored as escaped string literals (no raw-string delimiter can clash with it) and is regenerated
 # at build time whenever an embedded file changes.
 #
 # Example, in the library's CMakeLists.txt:
@@ -85,9 +85,11 @@ if(CMAKE_SCRIPT_MODE_FILE AND DEFINED CHUNKED_EMBED_NAME)
   foreach(file IN LISTS files)
     list(GET names ${index} include_name)
     file(READ "${file}" hex HEX)
-    string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
-    string(APPEND all_bytes "${bytes}")
-    string(APPEND arrays "const char file_${index}[] = {${bytes}0x00};\n")
+    # Every byte as a \xNN escape: no delimiter or character set can clash with the text, and
+    # each escape ends where the next backslash starts.
+    string(REGEX REPLACE "([0-9a-f][0-9a-f])" "\\\\x\\1" escaped "${hex}")
+    string(APPEND all_bytes "${escaped}")
+    string(APPEND arrays "const char file_${index}[] = \"${escaped}\";\n")
     string(APPEND name_list "    \"${include_name}\",\n")
     string(APPEND content_list "    file_${index},\n")
     math(EXPR index "${index} + 1")
@@ -98,7 +100,7 @@ if(CMAKE_SCRIPT_MODE_FILE AND DEFINED CHUNKED_EMBED_NAME)
 #include \"chunked_embedded_${n}.hpp\"
 
 namespace {
-${arrays}const char all_files[] = {${all_bytes}0x00};
+${arrays}const char all_files[] = \"${all_bytes}\";
 } // namespace
 
 const char* const chunked_embedded_${n} = all_files;
