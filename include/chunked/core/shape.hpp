@@ -42,6 +42,11 @@ class Shape {
   std::vector<index_t> extents_;
 };
 
+namespace detail {
+/// "(a, b)" / "(a,)" / "()": Python's tuple notation, used for shapes and chunk lengths.
+std::string format_tuple(const std::vector<index_t>& values);
+} // namespace detail
+
 /// Maps a possibly negative axis to [0, ndim), or throws IndexError naming the axis and rank.
 index_t normalize_axis(index_t axis, index_t ndim);
 

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+// Buffer: an owned, typed-agnostic block of memory on the host or on a device.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+namespace chunked {
+
+/// Where a buffer's bytes live. Device buffers are made by the CUDA backend.
+struct MemorySpace {
+  enum class Kind : unsigned char { host, device };
+  Kind kind = Kind::host;
+  int device = -1;
+  friend bool operator==(const MemorySpace&, const MemorySpace&) = default;
+};
+
+/// Memory for one block. Subclasses own the storage; the base class only describes it.
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  void* data() { return data_; }
+  const void* data() const { return data_; }
+  std::size_t bytes() const { return bytes_; }
+  MemorySpace space() const { return space_; }
+
+ protected:
+  Buffer(void* data, std::size_t bytes, MemorySpace space) : data_(data), bytes_(bytes), space_(space) {}
+
+ private:
+  void* data_;
+  std::size_t bytes_;
+  MemorySpace space_;
+};
+
+/// 64-byte aligned host memory (cache lines, SIMD loads).
+class HostBuffer final : public Buffer {
+ public:
+  explicit HostBuffer(std::size_t bytes);
+  ~HostBuffer() override;
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+};
+
+/// Allocates host memory, throwing chunked::OutOfMemory naming the size when it fails.
+std::shared_ptr<Buffer> make_host_buffer(std::size_t bytes);
+
+} // namespace chunked

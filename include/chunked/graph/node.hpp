@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+// The immutable array-level DAG: one Node per operation, checked when it is made.
+#pragma once
+
+#include <chunked/core/buffer.hpp>
+#include <chunked/core/chunk_grid.hpp>
+#include <chunked/core/dtype.hpp>
+#include <chunked/core/shape.hpp>
+#include <chunked/plan/block_program.hpp>
+
+#include <memory>
+#include <variant>
+#include <vector>
+
+namespace chunked::graph {
+
+struct Node;
+using NodePtr = std::shared_ptr<const Node>;
+
+/// Blocks already held in memory (from_host, persist, a computed intermediate). Each block is one
+/// C-order buffer of the grid's block shape.
+struct StoredData {
+  DType dtype = DType::float64;
+  ChunkGrid grid;
+  std::vector<std::shared_ptr<Buffer>> blocks;
+};
+
+/// A counter-based random array (DESIGN section 4): element e depends on (seed, stream, e) only.
+struct RandomParams {
+  plan::LeafKind dist = plan::LeafKind::normal;
+  std::uint64_t seed = 0;
+  std::uint64_t stream = 0;
+  plan::Scalar a, b;
+};
+struct ConstantParams {
+  plan::Scalar value;
+};
+struct ArangeParams {
+  plan::Scalar start, step;
+};
+struct StoredParams {
+  std::shared_ptr<const StoredData> data;
+};
+struct ElementwiseParams {
+  plan::OpCode op = plan::OpCode::add;
+};
+/// A view: output axis k (extent `length[k]`) reads source axis `source[k]` at
+/// `start[k] + step[k] * i` (step 0 broadcasts; source -1 is a new axis); a source axis that no
+/// output axis reads is fixed at `fixed[d]` (an integer index; -1 for axes that are read).
+struct ViewParams {
+  std::vector<index_t> length;
+  std::vector<int> source;
+  std::vector<index_t> start;
+  std::vector<index_t> step;
+  std::vector<index_t> fixed;
+};
+struct RechunkParams {};
+struct ReduceParams {
+  plan::ReduceOp op = plan::ReduceOp::sum;
+  std::vector<index_t> axes; ///< sorted, normalised
+  bool keepdims = false;
+  index_t ddof = 0;
+  bool flat_index = false; ///< argmin/argmax over all axes: report C-order flat indices
+};
+
+enum class NodeKind : unsigned char { random, constant, arange, stored, elementwise, view, rechunk, reduce };
+
+struct Node {
+  NodeKind kind;
+  DType dtype;
+  Shape shape;
+  ChunkGrid grid;
+  std::vector<NodePtr> inputs;
+  std::variant<RandomParams, ConstantParams, ArangeParams, StoredParams, ElementwiseParams,
+               ViewParams, RechunkParams, ReduceParams>
+      params;
+
+  template <class P>
+  const P& as() const {
+    return std::get<P>(params);
+  }
+};
+
+// Node constructors: each validates its arguments and throws the matching chunked::Error.
+NodePtr make_random(const Shape& shape, const std::vector<index_t>& chunks, DType dtype, RandomParams p);
+NodePtr make_constant(const Shape& shape, const std::vector<index_t>& chunks, DType dtype, plan::Scalar value);
+NodePtr make_arange(index_t length, index_t chunk, DType dtype, plan::Scalar start, plan::Scalar step);
+NodePtr make_stored(std::shared_ptr<const StoredData> data);
+/// Elementwise op over inputs of equal shape (broadcast first); inserts no casts itself.
+NodePtr make_elementwise(plan::OpCode op, DType result, std::vector<NodePtr> inputs);
+NodePtr make_view(NodePtr input, ViewParams view);
+NodePtr make_rechunk(NodePtr input, const std::vector<index_t>& chunks);
+NodePtr make_reduce(NodePtr input, ReduceParams p);
+
+/// Cast to dtype (the same node when it already has it).
+NodePtr cast(NodePtr input, DType dtype);
+/// Broadcast shapes (NumPy rules) or ShapeError naming both shapes.
+Shape broadcast_shapes(const Shape& a, const Shape& b);
+/// View of input broadcast to shape (the same node when the shape already matches).
+NodePtr broadcast_to(NodePtr input, const Shape& shape);
+
+} // namespace chunked::graph

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+// Plan: the block tasks that compute a set of arrays, as data every backend's executor reads.
+#pragma once
+
+#include <chunked/core/buffer.hpp>
+#include <chunked/core/chunk_grid.hpp>
+#include <chunked/graph/node.hpp>
+#include <chunked/plan/block_program.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace chunked::plan {
+
+using TaskId = std::uint32_t;
+
+/// A buffer a task reads: the output of an earlier task, or a block already in memory.
+struct InputRef {
+  enum class Kind : std::uint8_t { task, stored };
+  Kind kind = Kind::task;
+  TaskId task = 0;
+  const Buffer* stored = nullptr;
+};
+
+/// A caller-owned dense array that results are written into (compute(), to_host()): C-order
+/// strides over the full shape.
+struct Destination {
+  void* data = nullptr;
+  DType dtype = DType::float64;
+  Shape shape;
+  MemorySpace space;
+};
+
+/// Where a task's result goes.
+struct Output {
+  enum class Kind : std::uint8_t {
+    buffer,      ///< a new buffer of `elements` values of `dtype` (a materialised block)
+    partial,     ///< a new buffer of `elements` partial entries
+    destination, ///< written into destinations[destination] at `offset` (block origin)
+  };
+  Kind kind = Kind::buffer;
+  DType dtype = DType::float64;
+  index_t elements = 0;
+  int destination = -1;
+  std::array<index_t, max_ndim> origin{}; ///< block origin in the destination's shape
+  std::array<index_t, max_ndim> extent{}; ///< block extents (destination outputs)
+  int ndim = 0;
+};
+
+/// A fused program over the blocks of one grid. Leaf maps of non-stored leaves are given for a
+/// block at the origin; a block at origin o adds sum_k coef[k] * o[k] to their base.
+struct Stage {
+  BlockProgram program;
+  ChunkGrid grid;
+  std::vector<int> stored_leaves; ///< leaves whose map and input come per task
+  /// Reduce stages: shape of the reduction input (for flat argmin/argmax indices).
+  std::vector<index_t> reduce_input_strides;
+  bool reduce_flat_index = false;
+};
+
+/// A copy of one piece of a source block into a gather buffer.
+struct GatherPiece {
+  InputRef source;
+  BlockProgram program; ///< one stored leaf (input 0), store sink into the gather buffer
+};
+
+/// One reduction's combine parameters, shared by all its combine tasks (Task::block is the
+/// output block).
+struct Combine {
+  ReduceOp op = ReduceOp::sum;
+  DType input = DType::float64; ///< dtype of the reduced values
+  bool finalize = false;        ///< last level: produce values of the reduction's dtype
+  index_t count = 0;            ///< elements reduced into each entry (mean/var/std)
+  index_t ddof = 0;
+};
+
+enum class TaskKind : std::uint8_t { program, gather, combine };
+
+struct Task {
+  TaskKind kind = TaskKind::program;
+  std::uint32_t index = 0; ///< stage, gather or combine number
+  index_t block = 0;       ///< program tasks: block number in the stage grid
+  std::uint32_t inputs_begin = 0, inputs_end = 0; ///< range in Plan::inputs (combines:
+                                                  ///< Plan::combine_inputs)
+  Output output;
+};
+
+/// Per-task input of a program (a stored leaf's buffer and its map for this block) or of a
+/// combine (a partial, leaf = -1).
+struct TaskInput {
+  InputRef ref;
+  int leaf = -1;
+  AffineMap map;
+};
+
+struct Plan {
+  std::vector<Stage> stages;
+  std::vector<std::vector<GatherPiece>> gathers;
+  std::vector<Combine> combines;
+  std::vector<Task> tasks;
+  std::vector<TaskInput> inputs;
+  std::vector<InputRef> combine_inputs; ///< combine tasks: partials in combine order
+  std::vector<std::vector<TaskId>> deps; ///< per task, the tasks it waits for
+  std::vector<Destination> destinations;
+  /// Per requested array: for persist(), the task producing each block (C order over its grid).
+  std::vector<std::vector<TaskId>> result_blocks;
+  /// Keeps the graph (and so the stored buffers that InputRefs point at) alive.
+  std::vector<graph::NodePtr> roots;
+
+  /// Fills `out` with the program of a program task, for this block.
+  void instantiate(TaskId task, BlockProgram& out) const;
+  /// Human-readable summary for tests and debugging: stages with their programs and task counts.
+  std::string describe() const;
+};
+
+/// What to produce for each requested array.
+struct Request {
+  graph::NodePtr node;
+  enum class Kind : std::uint8_t { destination, blocks } kind = Kind::destination;
+  Destination destination; ///< for Kind::destination
+};
+
+/// Lowers arrays to one plan. Materialised intermediates shared between requests are computed
+/// once. Throws chunked::Error for programs it cannot plan.
+Plan make_plan(const std::vector<Request>& requests);
+
+} // namespace chunked::plan

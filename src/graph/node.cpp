@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: Apache-2.0
+// Node constructors: shape, dtype and chunk-grid inference with eager validation.
+#include <chunked/graph/node.hpp>
+#include <chunked/plan/partial.hpp>
+
+#include <algorithm>
+#include <string>
+
+namespace chunked::graph {
+
+namespace {
+
+void check_rank(const Shape& shape) {
+  if (shape.ndim() > plan::max_ndim)
+    throw ValueError("arrays of rank " + std::to_string(shape.ndim()) + " are not supported; the most is " +
+                     std::to_string(plan::max_ndim));
+}
+
+NodePtr finish(Node n) { return std::make_shared<const Node>(std::move(n)); }
+
+/// Chunk lengths along one output axis of a view: consecutive output positions that read the
+/// same source block form one chunk, as Dask does for sliced arrays.
+std::vector<index_t> view_axis_lengths(const ChunkGrid& src, int axis, index_t start, index_t step,
+                                       index_t length) {
+  if (length == 0) return {0};
+  if (axis < 0 || step == 0) return {length};
+  std::vector<index_t> out;
+  const auto& off = src.offsets(axis);
+  index_t i = 0;
+  while (i < length) {
+    const index_t pos = start + step * i;
+    const index_t b = src.block_containing(axis, pos);
+    index_t n;
+    if (step > 0) n = (off[b + 1] - pos + step - 1) / step;
+    else n = (pos - off[b]) / (-step) + 1;
+    n = std::min(n, length - i);
+    out.push_back(n);
+    i += n;
+  }
+  return out;
+}
+
+} // namespace
+
+NodePtr make_random(const Shape& shape, const std::vector<index_t>& chunks, DType dtype, RandomParams p) {
+  check_rank(shape);
+  if (p.dist == plan::LeafKind::integers) {
+    if (!is_integral(dtype))
+      throw ValueError("Generator::integers needs an int32 or int64 element type, got " +
+                       std::string(dtype_name(dtype)));
+    if (p.b.i <= p.a.i)
+      throw ValueError("Generator::integers: low (" + std::to_string(p.a.i) + ") must be below high (" +
+                       std::to_string(p.b.i) + ")");
+  } else if (!is_floating(dtype)) {
+    throw ValueError("Generator::normal and uniform need a float or double element type, got " +
+                     std::string(dtype_name(dtype)));
+  }
+  if (p.dist == plan::LeafKind::normal && !(p.b.f >= 0))
+    throw ValueError("Generator::normal: stddev must be >= 0, got " + std::to_string(p.b.f));
+  return finish(Node{NodeKind::random, dtype, shape, ChunkGrid(shape, chunks), {}, p});
+}
+
+NodePtr make_constant(const Shape& shape, const std::vector<index_t>& chunks, DType dtype, plan::Scalar value) {
+  check_rank(shape);
+  return finish(Node{NodeKind::constant, dtype, shape, ChunkGrid(shape, chunks), {}, ConstantParams{value}});
+}
+
+NodePtr make_arange(index_t length, index_t chunk, DType dtype, plan::Scalar start, plan::Scalar step) {
+  if (chunk <= 0) throw ValueError("arange: chunk length must be > 0, got " + std::to_string(chunk));
+  if (dtype == DType::bool_) throw ValueError("arange does not support bool elements");
+  Shape shape{length};
+  const index_t c = std::max<index_t>(1, std::min(chunk, length));
+  return finish(Node{NodeKind::arange, dtype, shape, ChunkGrid(shape, std::vector<index_t>{c}), {},
+                     ArangeParams{start, step}});
+}
+
+NodePtr make_stored(std::shared_ptr<const StoredData> data) {
+  Shape shape = data->grid.shape();
+  check_rank(shape);
+  DType t = data->dtype;
+  ChunkGrid g = data->grid;
+  return finish(Node{NodeKind::stored, t, std::move(shape), std::move(g), {}, StoredParams{std::move(data)}});
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b) {
+  const index_t nd = std::max(a.ndim(), b.ndim());
+  std::vector<index_t> out(static_cast<std::size_t>(nd));
+  for (index_t k = 0; k < nd; ++k) {
+    const index_t ia = k - (nd - a.ndim()), ib = k - (nd - b.ndim());
+    const index_t ea = ia >= 0 ? a.extents()[ia] : 1, eb = ib >= 0 ? b.extents()[ib] : 1;
+    if (ea != eb && ea != 1 && eb != 1)
+      throw ShapeError("shapes " + a.to_string() + " and " + b.to_string() + " cannot be broadcast");
+    out[k] = ea == 1 ? eb : ea;
+  }
+  return Shape(std::move(out));
+}
+
+NodePtr broadcast_to(NodePtr input, const Shape& shape) {
+  if (input->shape == shape) return input;
+  if (broadcast_shapes(input->shape, shape) != shape)
+    throw ShapeError("shape " + input->shape.to_string() + " cannot be broadcast to " + shape.to_string());
+  const index_t nd = shape.ndim(), lead = nd - input->shape.ndim();
+  ViewParams v;
+  v.fixed.assign(static_cast<std::size_t>(input->shape.ndim()), -1);
+  for (index_t k = 0; k < nd; ++k) {
+    const index_t d = k - lead;
+    v.length.push_back(shape.extents()[k]);
+    v.source.push_back(d >= 0 ? static_cast<int>(d) : -1);
+    v.start.push_back(0);
+    v.step.push_back(d >= 0 && input->shape.extents()[d] == shape.extents()[k] ? 1 : 0);
+  }
+  return make_view(std::move(input), std::move(v));
+}
+
+NodePtr make_elementwise(plan::OpCode op, DType result, std::vector<NodePtr> inputs) {
+  if (static_cast<int>(inputs.size()) != plan::opcode_arity(op))
+    throw ValueError("elementwise " + std::string(plan::opcode_name(op)) + " given " +
+                     std::to_string(inputs.size()) + " operands");
+  const Shape& shape = inputs[0]->shape;
+  for (const auto& in : inputs)
+    if (in->shape != shape)
+      throw ShapeError("elementwise " + std::string(plan::opcode_name(op)) + ": operand shapes " +
+                       shape.to_string() + " and " + in->shape.to_string() + " differ");
+  // Per axis, the finest operand grid: broadcast operands have one chunk there, so the real
+  // chunking wins; operands of different grids are aligned to it by the planner.
+  std::vector<std::vector<index_t>> lengths;
+  for (index_t k = 0; k < shape.ndim(); ++k) {
+    const std::vector<index_t>* best = &inputs[0]->grid.lengths(k);
+    for (const auto& in : inputs)
+      if (in->grid.lengths(k).size() > best->size()) best = &in->grid.lengths(k);
+    lengths.push_back(*best);
+  }
+  return finish(Node{NodeKind::elementwise, result, shape, ChunkGrid(std::move(lengths)), std::move(inputs),
+                     ElementwiseParams{op}});
+}
+
+NodePtr cast(NodePtr input, DType dtype) {
+  if (input->dtype == dtype) return input;
+  return make_elementwise(plan::OpCode::cast, dtype, {std::move(input)});
+}
+
+NodePtr make_view(NodePtr input, ViewParams v) {
+  const std::size_t nd = v.length.size();
+  const index_t src_nd = input->shape.ndim();
+  if (v.source.size() != nd || v.start.size() != nd || v.step.size() != nd ||
+      v.fixed.size() != static_cast<std::size_t>(src_nd))
+    throw ValueError("malformed view parameters");
+  Shape shape(v.length);
+  check_rank(shape);
+  std::vector<std::vector<index_t>> lengths(nd);
+  for (std::size_t k = 0; k < nd; ++k)
+    lengths[k] = view_axis_lengths(input->grid, v.source[k], v.start[k], v.step[k], v.length[k]);
+  DType t = input->dtype;
+  return finish(Node{NodeKind::view, t, std::move(shape), ChunkGrid(std::move(lengths)), {std::move(input)},
+                     std::move(v)});
+}
+
+NodePtr make_rechunk(NodePtr input, const std::vector<index_t>& chunks) {
+  ChunkGrid g(input->shape, chunks);
+  DType t = input->dtype;
+  Shape s = input->shape;
+  return finish(Node{NodeKind::rechunk, t, std::move(s), std::move(g), {std::move(input)}, RechunkParams{}});
+}
+
+NodePtr make_reduce(NodePtr input, ReduceParams p) {
+  const index_t nd = input->shape.ndim();
+  std::vector<bool> reduced(static_cast<std::size_t>(nd), false);
+  for (index_t& a : p.axes) {
+    a = normalize_axis(a, nd);
+    if (reduced[a])
+      throw ValueError("axis " + std::to_string(a) + " is given more than once to " +
+                       std::string(plan::reduce_op_name(p.op)));
+    reduced[a] = true;
+  }
+  std::sort(p.axes.begin(), p.axes.end());
+  if (p.ddof < 0) throw ValueError("ddof must be >= 0, got " + std::to_string(p.ddof));
+  if (plan::reduce_needs_elements(p.op))
+    for (index_t a : p.axes)
+      if (input->shape.extents()[a] == 0)
+        throw ValueError("zero-size array to reduction operation " + std::string(plan::reduce_op_name(p.op)) +
+                         " which has no identity (axis " + std::to_string(a) + " of shape " +
+                         input->shape.to_string() + ")");
+  std::vector<index_t> extents;
+  std::vector<std::vector<index_t>> lengths;
+  for (index_t k = 0; k < nd; ++k) {
+    if (!reduced[k]) {
+      extents.push_back(input->shape.extents()[k]);
+      lengths.push_back(input->grid.lengths(k));
+    } else if (p.keepdims) {
+      extents.push_back(1);
+      lengths.push_back({1});
+    }
+  }
+  const DType t = plan::reduce_result_dtype(p.op, input->dtype);
+  return finish(Node{NodeKind::reduce, t, Shape(std::move(extents)), ChunkGrid(std::move(lengths)),
+                     {std::move(input)}, std::move(p)});
+}
+
+} // namespace chunked::graph

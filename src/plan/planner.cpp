@@ -1,0 +1,646 @@
+// SPDX-License-Identifier: Apache-2.0
+// Lowering of the array DAG to block tasks: fusion into block programs, slice pushdown through
+// affine index maps, chunk alignment by gathers, fixed-order reduction trees.
+#include <chunked/plan/partial.hpp>
+#include <chunked/plan/plan.hpp>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace chunked::plan {
+
+namespace {
+
+using graph::Node;
+using graph::NodeKind;
+using graph::NodePtr;
+
+/// Partials combined per task; fixed, so the combine tree depends only on the block count.
+constexpr std::size_t combine_fanin = 8;
+
+/// Index along one axis of a node as an affine function of the iteration position.
+struct AxisAffine {
+  index_t off = 0;
+  std::array<index_t, max_ndim> c{};
+  friend bool operator==(const AxisAffine&, const AxisAffine&) = default;
+};
+using Coords = std::vector<AxisAffine>;
+
+struct StoredLeafInfo {
+  int leaf;
+  NodePtr node;
+  Coords coords;
+};
+
+std::vector<index_t> c_strides(const std::vector<index_t>& extents) {
+  std::vector<index_t> s(extents.size());
+  index_t acc = 1;
+  for (std::size_t k = extents.size(); k-- > 0;) {
+    s[k] = acc;
+    acc *= extents[k];
+  }
+  return s;
+}
+
+AffineMap flatten(const Coords& m, const std::vector<index_t>& strides, int ndim) {
+  AffineMap map;
+  for (std::size_t d = 0; d < m.size(); ++d) {
+    map.base += strides[d] * m[d].off;
+    for (int k = 0; k < ndim; ++k) map.coef[k] += strides[d] * m[d].c[k];
+  }
+  return map;
+}
+
+Coords identity_coords(int ndim) {
+  Coords m(static_cast<std::size_t>(ndim));
+  for (int k = 0; k < ndim; ++k) m[k].c[k] = 1;
+  return m;
+}
+
+class Planner;
+
+/// Lowers the fused region below one node into a BlockProgram body.
+class Lowerer {
+ public:
+  Lowerer(Planner& planner, int ndim, BlockProgram& prog, std::vector<StoredLeafInfo>& stored)
+      : planner_(planner), ndim_(ndim), prog_(prog), stored_(stored) {}
+  int lower(const NodePtr& n, const Coords& m, bool is_root);
+
+ private:
+  int add_leaf(Leaf leaf) {
+    prog_.leaves.push_back(leaf);
+    return static_cast<int>(prog_.leaves.size()) - 1;
+  }
+  Planner& planner_;
+  int ndim_;
+  BlockProgram& prog_;
+  std::vector<StoredLeafInfo>& stored_;
+  std::vector<std::tuple<const Node*, Coords, int>> memo_;
+  // Values refer to leaves and instructions; leaves are renumbered at the end.
+};
+
+class Planner {
+ public:
+  Plan plan;
+
+  void request(const Request& r);
+  /// Ensures the blocks of n exist in memory and returns where each block is (C order).
+  const std::vector<InputRef>& materialize(const NodePtr& n);
+  bool is_materialized(const Node* n) const {
+    return n->kind == NodeKind::stored || n->kind == NodeKind::reduce || forced_.count(n) != 0;
+  }
+
+ private:
+  struct Body {
+    BlockProgram prog;
+    std::vector<StoredLeafInfo> stored;
+  };
+  Body lower_root(const NodePtr& n, const NodePtr& iteration_node);
+  std::uint32_t add_stage(Body body, const ChunkGrid& grid);
+  TaskId add_task(Task t, std::vector<TaskId> deps);
+  void add_program_inputs(std::uint32_t stage, index_t block, std::vector<TaskId>& deps);
+  InputRef resolve_read(const StoredLeafInfo& info, const std::array<index_t, max_ndim>& origin,
+                        const std::array<index_t, max_ndim>& extent, int ndim, AffineMap& map,
+                        std::vector<TaskId>& deps);
+  std::vector<InputRef> plan_elementwise(const NodePtr& n, const Output& out_template,
+                                         std::vector<TaskId>* task_ids);
+  std::vector<InputRef> plan_reduce(const NodePtr& n);
+
+  std::unordered_map<const Node*, std::vector<InputRef>> blocks_of_;
+  std::vector<std::vector<StoredLeafInfo>> stage_reads_;
+  std::unordered_set<const Node*> forced_;
+  std::map<std::tuple<const Node*, std::vector<index_t>, std::vector<index_t>>, TaskId> gathers_;
+};
+
+int Lowerer::lower(const NodePtr& n, const Coords& m, bool is_root) {
+  for (const auto& [node, coords, value] : memo_)
+    if (node == n.get() && coords == m) return value;
+  int value = -1;
+  if (!is_root && planner_.is_materialized(n.get())) {
+    planner_.materialize(n);
+    Leaf leaf;
+    leaf.kind = LeafKind::stored;
+    leaf.dtype = n->dtype;
+    value = add_leaf(leaf);
+    stored_.push_back({value, n, m});
+  } else {
+    switch (n->kind) {
+    case NodeKind::random: {
+      const auto& p = n->as<graph::RandomParams>();
+      Leaf leaf;
+      leaf.kind = p.dist;
+      leaf.dtype = n->dtype;
+      leaf.map = flatten(m, n->shape.strides(), ndim_);
+      leaf.a = p.a;
+      leaf.b = p.b;
+      leaf.seed = p.seed;
+      leaf.stream = p.stream;
+      value = add_leaf(leaf);
+      break;
+    }
+    case NodeKind::constant: {
+      Leaf leaf;
+      leaf.kind = LeafKind::constant;
+      leaf.dtype = n->dtype;
+      leaf.a = n->as<graph::ConstantParams>().value;
+      value = add_leaf(leaf);
+      break;
+    }
+    case NodeKind::arange: {
+      const auto& p = n->as<graph::ArangeParams>();
+      Leaf leaf;
+      leaf.kind = LeafKind::arange;
+      leaf.dtype = n->dtype;
+      leaf.map = flatten(m, {1}, ndim_);
+      leaf.a = p.start;
+      leaf.b = p.step;
+      value = add_leaf(leaf);
+      break;
+    }
+    case NodeKind::elementwise: {
+      Instr ins;
+      ins.op = n->as<graph::ElementwiseParams>().op;
+      ins.dtype = n->dtype;
+      for (std::size_t j = 0; j < n->inputs.size(); ++j)
+        ins.args[j] = static_cast<std::int16_t>(lower(n->inputs[j], m, false));
+      prog_.instrs.push_back(ins);
+      value = -static_cast<int>(prog_.instrs.size()); // instruction j is encoded as -(j + 1)
+      break;
+    }
+    case NodeKind::view: {
+      const auto& v = n->as<graph::ViewParams>();
+      Coords src(n->inputs[0]->shape.extents().size());
+      for (std::size_t d = 0; d < src.size(); ++d) src[d].off = v.fixed[d];
+      for (std::size_t k = 0; k < v.source.size(); ++k) {
+        if (v.source[k] < 0) continue;
+        auto& s = src[static_cast<std::size_t>(v.source[k])];
+        s.off = v.start[k] + v.step[k] * m[k].off;
+        for (int j = 0; j < ndim_; ++j) s.c[j] = v.step[k] * m[k].c[j];
+      }
+      value = lower(n->inputs[0], src, false);
+      break;
+    }
+    case NodeKind::rechunk:
+      value = lower(n->inputs[0], m, false);
+      break;
+    case NodeKind::stored:
+    case NodeKind::reduce:
+      throw ValueError("internal: materialised node reached the lowering switch");
+    }
+  }
+  memo_.emplace_back(n.get(), m, value);
+  return value;
+}
+
+/// Converts the lowering's value encoding (leaves >= 0, instruction j as -(j+1)) to SSA numbers.
+void renumber(BlockProgram& prog) {
+  const int nleaves = static_cast<int>(prog.leaves.size());
+  for (auto& ins : prog.instrs)
+    for (int j = 0; j < opcode_arity(ins.op); ++j)
+      if (ins.args[j] < 0) ins.args[j] = static_cast<std::int16_t>(nleaves + (-ins.args[j] - 1));
+}
+
+/// Number of distinct unmaterialised nodes fused below n.
+void fused_nodes(const Planner& p, const Node* n, bool root, std::unordered_set<const Node*>& seen) {
+  if (!seen.insert(n).second) return;
+  if (!root && p.is_materialized(n)) return;
+  for (const auto& in : n->inputs) fused_nodes(p, in.get(), false, seen);
+}
+
+Planner::Body Planner::lower_root(const NodePtr& n, const NodePtr& iteration_node) {
+  const int ndim = static_cast<int>(iteration_node->shape.ndim());
+  for (;;) {
+    Body body;
+    body.prog.ndim = ndim;
+    Lowerer lw(*this, ndim, body.prog, body.stored);
+    // The node being computed is lowered itself unless its blocks already exist in memory or
+    // come from a reduction: then the stage copies them.
+    lw.lower(n, identity_coords(ndim), n == iteration_node && n->kind != NodeKind::stored &&
+                                           n->kind != NodeKind::reduce);
+    renumber(body.prog);
+    if (body.prog.instrs.size() <= static_cast<std::size_t>(max_program_instrs) &&
+        body.prog.leaves.size() <= static_cast<std::size_t>(max_program_leaves))
+      return body;
+    // Past the cap: store the largest fused input subexpression and lower again.
+    const Node* best = nullptr;
+    std::size_t best_size = 0;
+    std::vector<const Node*> stack{n.get()};
+    std::unordered_set<const Node*> visited;
+    while (!stack.empty()) {
+      const Node* cur = stack.back();
+      stack.pop_back();
+      if (!visited.insert(cur).second || (cur != n.get() && is_materialized(cur))) continue;
+      if (cur != n.get() && cur->kind == NodeKind::elementwise) {
+        std::unordered_set<const Node*> seen;
+        fused_nodes(*this, cur, true, seen);
+        if (seen.size() > best_size) {
+          best_size = seen.size();
+          best = cur;
+        }
+      }
+      for (const auto& in : cur->inputs) stack.push_back(in.get());
+    }
+    if (!best) throw ValueError("internal: a program exceeds the size cap and cannot be split");
+    forced_.insert(best);
+  }
+}
+
+TaskId Planner::add_task(Task t, std::vector<TaskId> deps) {
+  std::sort(deps.begin(), deps.end());
+  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+  plan.tasks.push_back(t);
+  plan.deps.push_back(std::move(deps));
+  return static_cast<TaskId>(plan.tasks.size() - 1);
+}
+
+std::uint32_t Planner::add_stage(Body body, const ChunkGrid& grid) {
+  Stage st;
+  st.program = std::move(body.prog);
+  st.grid = grid;
+  for (std::size_t j = 0; j < body.stored.size(); ++j) {
+    st.stored_leaves.push_back(body.stored[j].leaf);
+    st.program.leaves[body.stored[j].leaf].input = static_cast<int>(j);
+  }
+  plan.stages.push_back(std::move(st));
+  stage_reads_.push_back(std::move(body.stored));
+  return static_cast<std::uint32_t>(plan.stages.size() - 1);
+}
+
+InputRef Planner::resolve_read(const StoredLeafInfo& info, const std::array<index_t, max_ndim>& origin,
+                               const std::array<index_t, max_ndim>& extent, int ndim, AffineMap& map,
+                               std::vector<TaskId>& deps) {
+  const Node& src = *info.node;
+  const auto& blocks = blocks_of_.at(&src);
+  const std::size_t nd = info.coords.size();
+  bool empty = false;
+  for (int k = 0; k < ndim; ++k) empty = empty || extent[k] == 0;
+  std::vector<index_t> lo(nd), hi(nd), off(nd);
+  for (std::size_t d = 0; d < nd; ++d) {
+    const auto& a = info.coords[d];
+    off[d] = a.off;
+    for (int k = 0; k < ndim; ++k) off[d] += a.c[k] * origin[k];
+    lo[d] = hi[d] = off[d];
+    for (int k = 0; k < ndim; ++k) {
+      const index_t span = a.c[k] * std::max<index_t>(0, extent[k] - 1);
+      (span < 0 ? lo[d] : hi[d]) += span;
+    }
+  }
+  auto read_through = [&](const std::vector<index_t>& region_lo, const std::vector<index_t>& region_extent) {
+    const auto strides = c_strides(region_extent);
+    map = AffineMap{};
+    for (std::size_t d = 0; d < nd; ++d) {
+      map.base += strides[d] * (off[d] - region_lo[d]);
+      for (int k = 0; k < ndim; ++k) map.coef[k] += strides[d] * info.coords[d].c[k];
+    }
+  };
+  if (empty || src.shape.size() == 0) {
+    // Nothing is read; any block keeps the pointer valid.
+    map = AffineMap{};
+    if (blocks[0].kind == InputRef::Kind::task) deps.push_back(blocks[0].task);
+    return blocks[0];
+  }
+  std::vector<index_t> blo(nd), bhi(nd);
+  bool single = true;
+  for (std::size_t d = 0; d < nd; ++d) {
+    blo[d] = src.grid.block_containing(static_cast<index_t>(d), lo[d]);
+    bhi[d] = src.grid.block_containing(static_cast<index_t>(d), hi[d]);
+    single = single && blo[d] == bhi[d];
+  }
+  if (single) {
+    const index_t b = src.grid.block_number(blo);
+    read_through(src.grid.block_offset(blo), src.grid.block_shape(blo).extents());
+    if (blocks[b].kind == InputRef::Kind::task) deps.push_back(blocks[b].task);
+    return blocks[b];
+  }
+  // The read spans several blocks: gather its bounding box into one buffer first.
+  std::vector<index_t> rext(nd);
+  for (std::size_t d = 0; d < nd; ++d) rext[d] = hi[d] - lo[d] + 1;
+  read_through(lo, rext);
+  auto key = std::make_tuple(&src, lo, rext);
+  if (auto it = gathers_.find(key); it != gathers_.end()) {
+    deps.push_back(it->second);
+    return InputRef{InputRef::Kind::task, it->second, nullptr};
+  }
+  std::vector<GatherPiece> pieces;
+  std::vector<TaskId> gdeps;
+  const auto rstrides = c_strides(rext);
+  std::vector<index_t> bi(blo);
+  for (;;) {
+    const auto boff = src.grid.block_offset(bi);
+    const auto bext = src.grid.block_shape(bi).extents();
+    const auto bstrides = c_strides(bext);
+    GatherPiece piece;
+    piece.source = blocks[src.grid.block_number(bi)];
+    if (piece.source.kind == InputRef::Kind::task) gdeps.push_back(piece.source.task);
+    BlockProgram& cp = piece.program;
+    cp.ndim = static_cast<int>(nd);
+    Leaf leaf;
+    leaf.kind = LeafKind::stored;
+    leaf.dtype = src.dtype;
+    leaf.input = 0;
+    cp.sink.kind = Sink::Kind::store;
+    for (std::size_t d = 0; d < nd; ++d) {
+      const index_t ilo = std::max(lo[d], boff[d]);
+      const index_t ihi = std::min(hi[d] + 1, boff[d] + bext[d]);
+      cp.extent[d] = ihi - ilo;
+      leaf.map.base += bstrides[d] * (ilo - boff[d]);
+      leaf.map.coef[d] = bstrides[d];
+      cp.sink.map.base += rstrides[d] * (ilo - lo[d]);
+      cp.sink.map.coef[d] = rstrides[d];
+    }
+    cp.leaves.push_back(leaf);
+    pieces.push_back(std::move(piece));
+    std::size_t d = nd;
+    while (d-- > 0) {
+      if (++bi[d] <= bhi[d]) break;
+      bi[d] = blo[d];
+    }
+    if (d == static_cast<std::size_t>(-1)) break;
+  }
+  index_t elements = 1;
+  for (index_t e : rext) elements *= e;
+  plan.gathers.push_back(std::move(pieces));
+  Task t;
+  t.kind = TaskKind::gather;
+  t.index = static_cast<std::uint32_t>(plan.gathers.size() - 1);
+  t.output = Output{Output::Kind::buffer, src.dtype, elements, -1};
+  const TaskId id = add_task(t, std::move(gdeps));
+  gathers_.emplace(std::move(key), id);
+  deps.push_back(id);
+  return InputRef{InputRef::Kind::task, id, nullptr};
+}
+
+void Planner::add_program_inputs(std::uint32_t stage, index_t block, std::vector<TaskId>& deps) {
+  const Stage& st = plan.stages[stage];
+  const auto bidx = st.grid.block_index(block);
+  const auto off = st.grid.block_offset(bidx);
+  const auto ext = st.grid.block_shape(bidx).extents();
+  std::array<index_t, max_ndim> origin{}, extent{};
+  for (std::size_t k = 0; k < off.size(); ++k) {
+    origin[k] = off[k];
+    extent[k] = ext[k];
+  }
+  for (const auto& info : stage_reads_[stage]) {
+    TaskInput in;
+    in.leaf = info.leaf;
+    in.ref = resolve_read(info, origin, extent, st.program.ndim, in.map, deps);
+    plan.inputs.push_back(in);
+  }
+}
+
+std::vector<InputRef> Planner::plan_elementwise(const NodePtr& n, const Output& out_template,
+                                                std::vector<TaskId>* task_ids) {
+  Body body = lower_root(n, n);
+  body.prog.sink.kind = Sink::Kind::store;
+  const std::uint32_t stage = add_stage(std::move(body), n->grid);
+  std::vector<InputRef> refs;
+  const index_t nb = n->grid.numblocks();
+  for (index_t b = 0; b < nb; ++b) {
+    std::vector<TaskId> deps;
+    Task t;
+    t.kind = TaskKind::program;
+    t.index = stage;
+    t.block = b;
+    t.inputs_begin = static_cast<std::uint32_t>(plan.inputs.size());
+    add_program_inputs(stage, b, deps);
+    t.inputs_end = static_cast<std::uint32_t>(plan.inputs.size());
+    t.output = out_template;
+    if (t.output.kind == Output::Kind::buffer) t.output.elements = n->grid.block_shape(n->grid.block_index(b)).size();
+    const TaskId id = add_task(t, std::move(deps));
+    refs.push_back(InputRef{InputRef::Kind::task, id, nullptr});
+    if (task_ids) task_ids->push_back(id);
+  }
+  return refs;
+}
+
+std::vector<InputRef> Planner::plan_reduce(const NodePtr& n) {
+  const auto& p = n->as<graph::ReduceParams>();
+  const NodePtr& in = n->inputs[0];
+  const int nd = static_cast<int>(in->shape.ndim());
+  std::uint32_t mask = 0;
+  for (index_t a : p.axes) mask |= 1u << a;
+
+  Body body = lower_root(in, in);
+  body.prog.sink.kind = Sink::Kind::reduce;
+  body.prog.sink.op = p.op;
+  body.prog.sink.reduced_axes = mask;
+  const std::uint32_t stage = add_stage(std::move(body), in->grid);
+  plan.stages[stage].reduce_flat_index = p.flat_index;
+  plan.stages[stage].reduce_input_strides = in->shape.strides();
+
+  Combine comb;
+  comb.op = p.op;
+  comb.input = in->dtype;
+  comb.ddof = p.ddof;
+  comb.count = 1;
+  for (index_t a : p.axes) comb.count *= in->shape.extents()[a];
+  plan.combines.push_back(comb);
+  const auto comb_index = static_cast<std::uint32_t>(plan.combines.size() - 1);
+
+  // Input blocks grouped by output block: kept-axis block indices select the group, reduced-axis
+  // block indices (C order) order its members.
+  const auto per_axis = in->grid.blocks_per_axis();
+  std::vector<index_t> kept_blocks, red_blocks;
+  for (int k = 0; k < nd; ++k) ((mask >> k) & 1u ? red_blocks : kept_blocks).push_back(per_axis[k]);
+  index_t n_groups = 1, n_members = 1;
+  for (index_t b : kept_blocks) n_groups *= b;
+  for (index_t b : red_blocks) n_members *= b;
+
+  std::vector<InputRef> refs;
+  std::vector<index_t> bidx(static_cast<std::size_t>(nd));
+  for (index_t g = 0; g < n_groups; ++g) {
+    std::vector<index_t> kept(kept_blocks.size());
+    for (index_t r = g, k = static_cast<index_t>(kept.size()); k-- > 0;) {
+      kept[k] = r % kept_blocks[k];
+      r /= kept_blocks[k];
+    }
+    index_t entries = 1;
+    {
+      std::size_t kk = 0;
+      for (int k = 0; k < nd; ++k)
+        if (!((mask >> k) & 1u)) entries *= in->grid.lengths(k)[kept[kk++]];
+    }
+    auto partial_task = [&](index_t member) {
+      std::vector<index_t> red(red_blocks.size());
+      for (index_t r = member, k = static_cast<index_t>(red.size()); k-- > 0;) {
+        red[k] = r % red_blocks[k];
+        r /= red_blocks[k];
+      }
+      std::size_t kk = 0, rr = 0;
+      for (int k = 0; k < nd; ++k) bidx[k] = (mask >> k) & 1u ? red[rr++] : kept[kk++];
+      const index_t b = in->grid.block_number(bidx);
+      std::vector<TaskId> deps;
+      Task t;
+      t.kind = TaskKind::program;
+      t.index = stage;
+      t.block = b;
+      t.inputs_begin = static_cast<std::uint32_t>(plan.inputs.size());
+      add_program_inputs(stage, b, deps);
+      t.inputs_end = static_cast<std::uint32_t>(plan.inputs.size());
+      t.output = Output{Output::Kind::partial, in->dtype, entries, -1};
+      return add_task(t, std::move(deps));
+    };
+    auto combine_task = [&](const std::vector<TaskId>& parts, bool final) {
+      Task t;
+      t.kind = TaskKind::combine;
+      t.index = comb_index;
+      t.block = g;
+      t.inputs_begin = static_cast<std::uint32_t>(plan.combine_inputs.size());
+      for (TaskId id : parts) plan.combine_inputs.push_back(InputRef{InputRef::Kind::task, id, nullptr});
+      t.inputs_end = static_cast<std::uint32_t>(plan.combine_inputs.size());
+      t.output = final ? Output{Output::Kind::buffer, n->dtype, entries, -1}
+                       : Output{Output::Kind::partial, in->dtype, entries, -1};
+      return add_task(t, parts);
+    };
+    // Fixed tree over members [lo, hi): depth-first, so each combine follows its inputs closely
+    // and few partials are alive at once.
+    auto build = [&](auto&& self, index_t lo, index_t hi, bool final) -> TaskId {
+      std::vector<TaskId> parts;
+      if (hi - lo <= static_cast<index_t>(combine_fanin)) {
+        for (index_t m = lo; m < hi; ++m) parts.push_back(partial_task(m));
+      } else {
+        index_t step = static_cast<index_t>(combine_fanin);
+        while (step * static_cast<index_t>(combine_fanin) < hi - lo) step *= static_cast<index_t>(combine_fanin);
+        for (index_t m = lo; m < hi; m += step) parts.push_back(self(self, m, std::min(hi, m + step), false));
+      }
+      return combine_task(parts, final);
+    };
+    refs.push_back(InputRef{InputRef::Kind::task, build(build, 0, n_members, true), nullptr});
+  }
+  return refs;
+}
+
+const std::vector<InputRef>& Planner::materialize(const NodePtr& n) {
+  if (auto it = blocks_of_.find(n.get()); it != blocks_of_.end()) return it->second;
+  std::vector<InputRef> refs;
+  if (n->kind == NodeKind::stored) {
+    for (const auto& b : n->as<graph::StoredParams>().data->blocks)
+      refs.push_back(InputRef{InputRef::Kind::stored, 0, b.get()});
+  } else if (n->kind == NodeKind::reduce) {
+    refs = plan_reduce(n);
+  } else {
+    refs = plan_elementwise(n, Output{Output::Kind::buffer, n->dtype, 0, -1}, nullptr);
+  }
+  return blocks_of_.emplace(n.get(), std::move(refs)).first->second;
+}
+
+void Planner::request(const Request& r) {
+  plan.roots.push_back(r.node);
+  if (r.kind == Request::Kind::blocks) {
+    std::vector<TaskId> ids;
+    plan_elementwise(r.node, Output{Output::Kind::buffer, r.node->dtype, 0, -1}, &ids);
+    plan.result_blocks.push_back(std::move(ids));
+    return;
+  }
+  if (r.destination.shape != r.node->shape || r.destination.dtype != r.node->dtype)
+    throw ShapeError("destination of shape " + r.destination.shape.to_string() + " and dtype " +
+                     std::string(dtype_name(r.destination.dtype)) + " does not match the array's " +
+                     r.node->shape.to_string() + " " + std::string(dtype_name(r.node->dtype)));
+  plan.destinations.push_back(r.destination);
+  Output out;
+  out.kind = Output::Kind::destination;
+  out.dtype = r.node->dtype;
+  out.destination = static_cast<int>(plan.destinations.size() - 1);
+  plan_elementwise(r.node, out, nullptr);
+  plan.result_blocks.emplace_back();
+}
+
+void instantiate_sink(const Plan& plan, const Stage& st, const Task& task,
+                      const std::array<index_t, max_ndim>& origin, BlockProgram& out) {
+  const int nd = out.ndim;
+  Sink& sink = out.sink;
+  sink.map = AffineMap{};
+  if (sink.kind == Sink::Kind::store) {
+    if (task.output.kind == Output::Kind::destination) {
+      const auto strides = plan.destinations[task.output.destination].shape.strides();
+      for (int k = 0; k < nd; ++k) {
+        sink.map.base += strides[k] * origin[k];
+        sink.map.coef[k] = strides[k];
+      }
+    } else {
+      index_t acc = 1;
+      for (int k = nd; k-- > 0;) {
+        sink.map.coef[k] = acc;
+        acc *= out.extent[k];
+      }
+    }
+    return;
+  }
+  // Reduce: entries laid out in C order over the kept axes of this block.
+  index_t acc = 1;
+  for (int k = nd; k-- > 0;) {
+    if ((sink.reduced_axes >> k) & 1u) continue;
+    sink.map.coef[k] = acc;
+    acc *= out.extent[k];
+  }
+  sink.num_partials = acc;
+  sink.index_map = AffineMap{};
+  if (sink.op == ReduceOp::argmin || sink.op == ReduceOp::argmax) {
+    if (st.reduce_flat_index) {
+      for (int k = 0; k < nd; ++k) {
+        sink.index_map.base += st.reduce_input_strides[k] * origin[k];
+        sink.index_map.coef[k] = st.reduce_input_strides[k];
+      }
+    } else {
+      for (int k = 0; k < nd; ++k)
+        if ((sink.reduced_axes >> k) & 1u) {
+          sink.index_map.base += origin[k];
+          sink.index_map.coef[k] = 1;
+        }
+    }
+  }
+}
+
+} // namespace
+
+void Plan::instantiate(TaskId id, BlockProgram& out) const {
+  const Task& task = tasks[id];
+  const Stage& st = stages[task.index];
+  out = st.program;
+  const int nd = out.ndim;
+  std::array<index_t, max_ndim> origin{};
+  index_t rest = task.block;
+  for (int k = nd; k-- > 0;) {
+    const auto& lengths = st.grid.lengths(k);
+    const auto nb = static_cast<index_t>(lengths.size());
+    const index_t b = rest % nb;
+    rest /= nb;
+    origin[k] = st.grid.offsets(k)[b];
+    out.extent[k] = lengths[b];
+  }
+  for (auto& leaf : out.leaves) {
+    if (leaf.kind == LeafKind::stored || leaf.kind == LeafKind::constant) continue;
+    for (int k = 0; k < nd; ++k) leaf.map.base += leaf.map.coef[k] * origin[k];
+  }
+  for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
+    out.leaves[inputs[j].leaf].map = inputs[j].map;
+  instantiate_sink(*this, st, task, origin, out);
+}
+
+std::string Plan::describe() const {
+  std::string s;
+  std::vector<index_t> per_stage(stages.size(), 0);
+  index_t n_gather = 0, n_combine = 0;
+  for (const auto& t : tasks) {
+    if (t.kind == TaskKind::program) ++per_stage[t.index];
+    else if (t.kind == TaskKind::gather) ++n_gather;
+    else ++n_combine;
+  }
+  for (std::size_t i = 0; i < stages.size(); ++i)
+    s += "stage " + std::to_string(i) + ": " + std::to_string(per_stage[i]) + " tasks over grid " +
+         stages[i].grid.to_string() + "\n" + stages[i].program.describe() + "\n";
+  s += "gathers: " + std::to_string(n_gather) + ", combines: " + std::to_string(n_combine) +
+       ", tasks: " + std::to_string(tasks.size()) + "\n";
+  return s;
+}
+
+Plan make_plan(const std::vector<Request>& requests) {
+  Planner p;
+  for (const auto& r : requests) p.request(r);
+  return std::move(p.plan);
+}
+
+} // namespace chunked::plan
