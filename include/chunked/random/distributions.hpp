@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+// Normal, uniform and integer samples from Philox blocks: the element-wise spec of random arrays.
+#pragma once
+
+#include "chunked/core/host_device.hpp"
+#include "chunked/random/philox.hpp"
+
+#if !CHUNKED_RTC
+#include <cmath>
+
+#include "chunked/random/cuda_math.hpp"
+#endif
+
+/// @file
+/// Every element of a random array is a pure function of (seed, stream, flat index e), so any
+/// element can be computed alone, on any backend, in any order. Element `e` uses the Philox block
+/// `e >> 1` (see `philox_words`); the block's four words give two values, the first for the even
+/// element 2b and the second for the odd element 2b + 1:
+///
+/// - normal: cuRAND's double Box-Muller, u = (w0 ^ w1 << 21) 2^-53 + 2^-54,
+///   v = (w2 ^ w3 << 21) 2^-52 + 2^-53, z_even = sqrt(-2 log u) sinpi(v),
+///   z_odd = sqrt(-2 log u) cospi(v); the sample is fma(stddev, z, mean).
+/// - uniform: u = (w0 ^ w1 << 21) 2^-53 + 2^-54 for the even element, the same of (w2, w3) for the
+///   odd one, in (0, 1] (1 only for one word pair in 2^53); the sample is fma(high - low, u, low).
+/// - integers in [low, high): with w = w0 | w1 << 32 (even) or w2 | w3 << 32 (odd) and
+///   n = high - low, low + floor(w n / 2^64) (Lemire's multiply-shift, no rejection).
+///
+/// float samples are the double samples rounded; int32 samples are the int64 samples of the same
+/// [low, high), which lie in int32's range. On the device the math is CUDA's own (`sincospi`,
+/// `log`, `sqrt`), so words and normals are those of cuRAND's `curand_normal2_double` on
+/// `curandStatePhilox4_32_10_t`; on the host `sincospi` and `cuda_log` reproduce CUDA's algorithms.
+///
+/// @code
+/// using namespace chunked::random;
+/// double x = normal_at(42, 0, 12345, 10.0, 1.0);        // element 12345 of stream 0 of seed 42
+/// Pair<double> p = normal_pair(42, 0, 12345 >> 1, 10.0, 1.0);  // elements 12344 and 12345
+/// @endcode
+
+namespace chunked::random {
+
+/// The two values one Philox block gives: for elements 2b (`even`) and 2b + 1 (`odd`).
+template <class T> struct Pair {
+  T even;
+  T odd;
+};
+
+namespace detail {
+
+// fma keeps `mean + stddev * z` a single rounding whatever contraction a compiler applies, so the
+// CPU and GPU results cannot drift apart on -ffp-contract or --fmad settings.
+CHUNKED_HD CHUNKED_FORCEINLINE double fused_mul_add(double a, double b, double c) {
+#if CHUNKED_DEVICE_CODE
+  return __fma_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+
+CHUNKED_HD CHUNKED_FORCEINLINE double log_of(double x) {
+#if CHUNKED_DEVICE_CODE
+  return ::log(x);
+#else
+  return ::chunked::random::cuda_log(x);
+#endif
+}
+
+CHUNKED_HD CHUNKED_FORCEINLINE double sqrt_of(double x) {
+#if CHUNKED_DEVICE_CODE
+  return ::sqrt(x);
+#else
+  return std::sqrt(x);
+#endif
+}
+
+CHUNKED_HD CHUNKED_FORCEINLINE void sincospi_of(double x, double* s, double* c) {
+#if CHUNKED_DEVICE_CODE
+  ::sincospi(x, s, c);
+#else
+  ::chunked::random::sincospi(x, s, c);
+#endif
+}
+
+CHUNKED_HD CHUNKED_FORCEINLINE u64_t mul_high64(u64_t a, u64_t b) {
+#if CHUNKED_DEVICE_CODE
+  return __umul64hi(a, b);
+#elif defined(__SIZEOF_INT128__)
+  __extension__ using u128_t = unsigned __int128; // GCC and Clang; __extension__ for -Wpedantic
+  return static_cast<u64_t>((static_cast<u128_t>(a) * b) >> 64);
+#else
+  const u64_t a_lo = a & 0xffffffffu, a_hi = a >> 32;
+  const u64_t b_lo = b & 0xffffffffu, b_hi = b >> 32;
+  const u64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo, lo_hi = a_lo * b_hi, hi_hi = a_hi * b_hi;
+  const u64_t middle = (lo_lo >> 32) + (hi_lo & 0xffffffffu) + lo_hi;
+  return hi_hi + (hi_lo >> 32) + (middle >> 32);
+#endif
+}
+
+// 53 random bits, as cuRAND's `_curand_uniform_double_hq`: both the conversion and the product
+// are exact, so the one rounding is in the final addition.
+CHUNKED_HD CHUNKED_FORCEINLINE u64_t bits53(u32_t lo, u32_t hi) {
+  return static_cast<u64_t>(lo) ^ (static_cast<u64_t>(hi) << 21);
+}
+
+} // namespace detail
+
+/// (lo ^ hi << 21) 2^-53 + 2^-54: a uniform double in (0, 1] from two words.
+CHUNKED_HD CHUNKED_FORCEINLINE double unit_uniform(u32_t lo, u32_t hi) {
+  return static_cast<double>(detail::bits53(lo, hi)) * 0x1p-53 + 0x1p-54;
+}
+
+/// Two uniform doubles in (0, 1] from one block: (w0, w1) and (w2, w3).
+CHUNKED_HD CHUNKED_FORCEINLINE Pair<double> unit_uniform_pair(Words4x32 w) {
+  return {unit_uniform(w.w0, w.w1), unit_uniform(w.w2, w.w3)};
+}
+
+/// Two standard normals from one block by cuRAND's double Box-Muller transform.
+CHUNKED_HD CHUNKED_FORCEINLINE Pair<double> standard_normal_pair(Words4x32 w) {
+  const double u = unit_uniform(w.w0, w.w1);
+  const double v = static_cast<double>(detail::bits53(w.w2, w.w3)) * 0x1p-52 + 0x1p-53;
+  const double radius = detail::sqrt_of(-2.0 * detail::log_of(u));
+  double s = 0.0;
+  double c = 0.0;
+  detail::sincospi_of(v, &s, &c);
+  return {s * radius, c * radius};
+}
+
+/// low + floor(w n / 2^64) with n = high - low: an integer in [low, high) from a 64-bit word.
+/// Requires low < high; n is taken modulo 2^64, so the whole int64 range works.
+CHUNKED_HD CHUNKED_FORCEINLINE i64_t integer_in(u64_t w, i64_t low, i64_t high) {
+  const u64_t n = static_cast<u64_t>(high) - static_cast<u64_t>(low);
+  return static_cast<i64_t>(static_cast<u64_t>(low) + detail::mul_high64(w, n));
+}
+
+/// Two integers in [low, high) from one block: words w0 | w1 << 32 and w2 | w3 << 32.
+CHUNKED_HD CHUNKED_FORCEINLINE Pair<i64_t> integer_pair(Words4x32 w, i64_t low, i64_t high) {
+  const u64_t even = static_cast<u64_t>(w.w0) | (static_cast<u64_t>(w.w1) << 32);
+  const u64_t odd = static_cast<u64_t>(w.w2) | (static_cast<u64_t>(w.w3) << 32);
+  return {integer_in(even, low, high), integer_in(odd, low, high)};
+}
+
+/// Elements 2 `block` and 2 `block` + 1 of a normal array (one Philox call for both).
+CHUNKED_HD CHUNKED_FORCEINLINE Pair<double> normal_pair(u64_t seed, u64_t stream, u64_t block,
+                                                        double mean, double stddev) {
+  const Pair<double> z = standard_normal_pair(philox_words(seed, stream, block));
+  return {detail::fused_mul_add(stddev, z.even, mean), detail::fused_mul_add(stddev, z.odd, mean)};
+}
+
+/// Elements 2 `block` and 2 `block` + 1 of a uniform array on [low, high].
+CHUNKED_HD CHUNKED_FORCEINLINE Pair<double> uniform_pair(u64_t seed, u64_t stream, u64_t block,
+                                                         double low, double high) {
+  const Pair<double> u = unit_uniform_pair(philox_words(seed, stream, block));
+  const double width = high - low;
+  return {detail::fused_mul_add(width, u.even, low), detail::fused_mul_add(width, u.odd, low)};
+}
+
+/// Elements 2 `block` and 2 `block` + 1 of an integer array on [low, high).
+CHUNKED_HD CHUNKED_FORCEINLINE Pair<i64_t> integers_pair(u64_t seed, u64_t stream, u64_t block,
+                                                         i64_t low, i64_t high) {
+  return integer_pair(philox_words(seed, stream, block), low, high);
+}
+
+/// Element `e` (C-order flat index) of stream `stream` of `Generator(seed).normal(..., mean,
+/// stddev)`.
+CHUNKED_HD CHUNKED_FORCEINLINE double normal_at(u64_t seed, u64_t stream, u64_t e, double mean,
+                                                double stddev) {
+  const Pair<double> p = normal_pair(seed, stream, block_of(e), mean, stddev);
+  return (e & 1u) != 0 ? p.odd : p.even;
+}
+
+/// Element `e` of stream `stream` of `Generator(seed).uniform(..., low, high)`.
+CHUNKED_HD CHUNKED_FORCEINLINE double uniform_at(u64_t seed, u64_t stream, u64_t e, double low,
+                                                 double high) {
+  const Words4x32 w = philox_words(seed, stream, block_of(e));
+  const double u = (e & 1u) != 0 ? unit_uniform(w.w2, w.w3) : unit_uniform(w.w0, w.w1);
+  return detail::fused_mul_add(high - low, u, low);
+}
+
+/// Element `e` of stream `stream` of `Generator(seed).integers(..., low, high)`; requires low <
+/// high.
+CHUNKED_HD CHUNKED_FORCEINLINE i64_t integers_at(u64_t seed, u64_t stream, u64_t e, i64_t low,
+                                                 i64_t high) {
+  const Words4x32 w = philox_words(seed, stream, block_of(e));
+  const u64_t word = (e & 1u) != 0 ? (static_cast<u64_t>(w.w2) | (static_cast<u64_t>(w.w3) << 32))
+                                   : (static_cast<u64_t>(w.w0) | (static_cast<u64_t>(w.w1) << 32));
+  return integer_in(word, low, high);
+}
+
+} // namespace chunked::random

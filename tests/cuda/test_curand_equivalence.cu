@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: Apache-2.0
+// Proves the host random layer equal to cuRAND's Philox4x32-10 device API on the same counters.
+
+#include <cuda_runtime.h>
+#include <curand_kernel.h>
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include "chunked/random/distributions.hpp"
+#include "chunked/random/philox.hpp"
+
+namespace {
+
+namespace rnd = chunked::random;
+
+// Element e of case c: spread the flat indices over seeds, streams and far-apart offsets so that
+// every counter word (and the key's high half) varies.
+constexpr int kCases = 8;
+constexpr std::uint64_t kPerCase = std::uint64_t{1} << 18; // 2^21 elements in all
+
+struct Case {
+  std::uint64_t seed;
+  std::uint64_t stream;
+  std::uint64_t first; // first flat index
+};
+
+constexpr Case kCaseTable[kCases] = {
+    {0, 0, 0},
+    {42, 0, 0},
+    {42, 1, 1},
+    {42, 7, (std::uint64_t{1} << 32) - 1000},
+    {0xDEADBEEFCAFEF00Dull, 3, 123456789},
+    {0xFFFFFFFFFFFFFFFFull, 0xFFFFFFFFFFFFFFFFull, (std::uint64_t{1} << 40) + 3},
+    {(std::uint64_t{1} << 32) + 1, (std::uint64_t{1} << 33) + 5, (std::uint64_t{1} << 61) - 77},
+    {2019, 2, 250000000000ull}, // inside a 500000 x 500000 array
+};
+
+struct Sample {
+  std::uint32_t words[4]; // Philox block of the element
+  double normal;          // standard normal of the element
+  double uniform;         // uniform (0, 1] of the element
+  std::int64_t integer;   // integer in the element's case range
+  double log_u;           // the device log of the block's u (diagnostics)
+  double sin_v;           // the device sincospi of the block's v (diagnostics)
+  double cos_v;
+};
+
+__host__ __device__ std::int64_t low_of(int c) { return c % 2 == 0 ? -5 : INT64_MIN / 2; }
+__host__ __device__ std::int64_t high_of(int c) { return c % 2 == 0 ? 5 : INT64_MAX / 2; }
+
+__device__ __host__ void element_of(std::uint64_t i, Case* out, int* case_index, std::uint64_t* e,
+                                    const Case* table) {
+  *case_index = static_cast<int>(i / kPerCase);
+  *out = table[*case_index];
+  *e = out->first + i % kPerCase;
+}
+
+// cuRAND's own device API: curand_init(seed, subsequence = stream, offset = 4 * block) puts the
+// state on counter {block, stream} with key {lo32(seed), hi32(seed)}.
+__global__ void curand_reference(const Case* table, Sample* out, std::uint64_t n) {
+  const std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) {
+    return;
+  }
+  Case c;
+  int ci = 0;
+  std::uint64_t e = 0;
+  element_of(i, &c, &ci, &e, table);
+  const std::uint64_t block = e >> 1;
+  const bool odd = (e & 1) != 0;
+  Sample s{};
+
+  const uint4 ctr =
+      make_uint4(static_cast<unsigned>(block), static_cast<unsigned>(block >> 32),
+                 static_cast<unsigned>(c.stream), static_cast<unsigned>(c.stream >> 32));
+  const uint2 key = make_uint2(static_cast<unsigned>(c.seed), static_cast<unsigned>(c.seed >> 32));
+  const uint4 w = curand_Philox4x32_10(ctr, key);
+  s.words[0] = w.x;
+  s.words[1] = w.y;
+  s.words[2] = w.z;
+  s.words[3] = w.w;
+
+  curandStatePhilox4_32_10_t state;
+  curand_init(c.seed, c.stream, 4 * block, &state);
+  const double2 z = curand_normal2_double(&state);
+  s.normal = odd ? z.y : z.x;
+  curand_init(c.seed, c.stream, 4 * block, &state);
+  const double2 u = curand_uniform2_double(&state);
+  s.uniform = odd ? u.y : u.x;
+
+  // Device sincospi and log on the Box-Muller arguments, to tell which one a mismatch comes from.
+  const unsigned long long zx = w.x ^ (static_cast<unsigned long long>(w.y) << 21);
+  const unsigned long long zy = w.z ^ (static_cast<unsigned long long>(w.w) << 21);
+  s.log_u = log(zx * 0x1p-53 + 0x1p-54);
+  sincospi(zy * 0x1p-52 + 0x1p-53, &s.sin_v, &s.cos_v);
+  out[i] = s;
+}
+
+// chunked's CHUNKED_HD functions compiled by nvcc for the device.
+__global__ void chunked_device(const Case* table, Sample* out, std::uint64_t n) {
+  const std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) {
+    return;
+  }
+  Case c;
+  int ci = 0;
+  std::uint64_t e = 0;
+  element_of(i, &c, &ci, &e, table);
+  Sample s{};
+  const rnd::Words4x32 w = rnd::philox_words(c.seed, c.stream, rnd::block_of(e));
+  s.words[0] = w.w0;
+  s.words[1] = w.w1;
+  s.words[2] = w.w2;
+  s.words[3] = w.w3;
+  s.normal = rnd::normal_at(c.seed, c.stream, e, 0.0, 1.0);
+  s.uniform = rnd::uniform_at(c.seed, c.stream, e, 0.0, 1.0);
+  s.integer = rnd::integers_at(c.seed, c.stream, e, low_of(ci), high_of(ci));
+  out[i] = s;
+}
+
+// Distance in units in the last place between two finite doubles (0 when bit-equal).
+std::uint64_t ulp_distance(double a, double b) {
+  auto ordered = [](double x) {
+    const auto bits = std::bit_cast<std::int64_t>(x);
+    return bits < 0 ? INT64_MIN - bits : bits;
+  };
+  const std::int64_t d = ordered(a) - ordered(b);
+  return d < 0 ? static_cast<std::uint64_t>(-d) : static_cast<std::uint64_t>(d);
+}
+
+#define CHUNKED_CUDA_CHECK(call)                                                                   \
+  do {                                                                                             \
+    const cudaError_t status_ = (call);                                                            \
+    ASSERT_EQ(status_, cudaSuccess) << #call << ": " << cudaGetErrorString(status_);               \
+  } while (0)
+
+class CurandEquivalence : public ::testing::Test {
+protected:
+  void SetUp() override {
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess || count == 0) {
+      GTEST_SKIP() << "no CUDA device is visible (cudaGetDeviceCount: "
+                   << cudaGetErrorString(status) << ", " << count << " devices)";
+    }
+  }
+
+  // Runs `kernel` over all kCases * kPerCase elements and copies the samples back.
+  template <class Kernel> void run(Kernel kernel, std::vector<Sample>& host) {
+    const std::uint64_t n = kCases * kPerCase;
+    host.assign(n, Sample{});
+    Case* table = nullptr;
+    Sample* samples = nullptr;
+    CHUNKED_CUDA_CHECK(cudaMalloc(&table, sizeof(kCaseTable)));
+    CHUNKED_CUDA_CHECK(cudaMalloc(&samples, n * sizeof(Sample)));
+    CHUNKED_CUDA_CHECK(cudaMemcpy(table, kCaseTable, sizeof(kCaseTable), cudaMemcpyHostToDevice));
+    const unsigned threads = 256;
+    const auto blocks = static_cast<unsigned>((n + threads - 1) / threads);
+    kernel<<<blocks, threads>>>(table, samples, n);
+    CHUNKED_CUDA_CHECK(cudaGetLastError());
+    CHUNKED_CUDA_CHECK(cudaDeviceSynchronize());
+    CHUNKED_CUDA_CHECK(
+        cudaMemcpy(host.data(), samples, n * sizeof(Sample), cudaMemcpyDeviceToHost));
+    CHUNKED_CUDA_CHECK(cudaFree(samples));
+    CHUNKED_CUDA_CHECK(cudaFree(table));
+  }
+};
+
+TEST_F(CurandEquivalence, HostEqualsCurand) {
+  std::vector<Sample> ref;
+  ASSERT_NO_FATAL_FAILURE(run(curand_reference, ref));
+  std::uint64_t word_mismatches = 0, uniform_mismatches = 0, normal_identical = 0;
+  std::uint64_t log_identical = 0, sincospi_identical = 0, normal_over_4ulp = 0;
+  std::uint64_t max_ulp = 0;
+  for (std::uint64_t i = 0; i < ref.size(); ++i) {
+    Case c;
+    int ci = 0;
+    std::uint64_t e = 0;
+    element_of(i, &c, &ci, &e, kCaseTable);
+    const rnd::Words4x32 w = rnd::philox_words(c.seed, c.stream, rnd::block_of(e));
+    const Sample& r = ref[i];
+    word_mismatches +=
+        (w.w0 != r.words[0] || w.w1 != r.words[1] || w.w2 != r.words[2] || w.w3 != r.words[3]);
+    const double u = rnd::uniform_at(c.seed, c.stream, e, 0.0, 1.0);
+    uniform_mismatches +=
+        std::bit_cast<std::uint64_t>(u) != std::bit_cast<std::uint64_t>(r.uniform);
+    const double z = rnd::normal_at(c.seed, c.stream, e, 0.0, 1.0);
+    const std::uint64_t d = ulp_distance(z, r.normal);
+    normal_identical += d == 0;
+    normal_over_4ulp += d > 4;
+    max_ulp = d > max_ulp ? d : max_ulp;
+
+    const double bm_u = rnd::unit_uniform(w.w0, w.w1);
+    const double bm_v =
+        static_cast<double>(w.w2 ^ (static_cast<std::uint64_t>(w.w3) << 21)) * 0x1p-52 + 0x1p-53;
+    double s = 0, co = 0;
+    rnd::sincospi(bm_v, &s, &co);
+    log_identical += ulp_distance(rnd::cuda_log(bm_u), r.log_u) == 0;
+    sincospi_identical += ulp_distance(s, r.sin_v) == 0 && ulp_distance(co, r.cos_v) == 0;
+  }
+  const auto n = static_cast<double>(ref.size());
+  std::printf("[ cuRAND  ] %zu elements: normals bit-identical %.6f %%, max %llu ulp; "
+              "log identical %.6f %%, sincospi identical %.6f %%\n",
+              ref.size(), 100.0 * normal_identical / n, static_cast<unsigned long long>(max_ulp),
+              100.0 * log_identical / n, 100.0 * sincospi_identical / n);
+  RecordProperty("normal_bit_identical_fraction", std::to_string(normal_identical / n));
+  RecordProperty("normal_max_ulp", std::to_string(max_ulp));
+  EXPECT_EQ(word_mismatches, 0u);
+  EXPECT_EQ(uniform_mismatches, 0u);
+  EXPECT_EQ(normal_over_4ulp, 0u) << "max distance " << max_ulp << " ulp";
+}
+
+TEST_F(CurandEquivalence, DeviceFunctionsEqualCurandAndHost) {
+  std::vector<Sample> ref;
+  std::vector<Sample> ours;
+  ASSERT_NO_FATAL_FAILURE(run(curand_reference, ref));
+  ASSERT_NO_FATAL_FAILURE(run(chunked_device, ours));
+  std::uint64_t word_mismatches = 0, normal_mismatches = 0, uniform_mismatches = 0;
+  std::uint64_t integer_mismatches = 0;
+  for (std::uint64_t i = 0; i < ref.size(); ++i) {
+    Case c;
+    int ci = 0;
+    std::uint64_t e = 0;
+    element_of(i, &c, &ci, &e, kCaseTable);
+    const Sample& r = ref[i];
+    const Sample& o = ours[i];
+    for (int k = 0; k < 4; ++k) {
+      word_mismatches += r.words[k] != o.words[k];
+    }
+    // The device runs the same CUDA math as cuRAND, so normals must be bit-equal there.
+    normal_mismatches += ulp_distance(r.normal, o.normal) != 0;
+    uniform_mismatches += ulp_distance(r.uniform, o.uniform) != 0;
+    integer_mismatches +=
+        o.integer != rnd::integers_at(c.seed, c.stream, e, low_of(ci), high_of(ci));
+  }
+  EXPECT_EQ(word_mismatches, 0u);
+  EXPECT_EQ(normal_mismatches, 0u);
+  EXPECT_EQ(uniform_mismatches, 0u);
+  EXPECT_EQ(integer_mismatches, 0u);
+}
+
+} // namespace
