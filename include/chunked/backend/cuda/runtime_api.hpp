@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CUDA backend's entry points, declared without any CUDA header so that every build and every
+// user of chunked compiles against them; a build without CUDA defines them to report absence.
+#pragma once
+
+#include <chunked/core/buffer.hpp>
+#include <chunked/plan/plan.hpp>
+#include <chunked/runtime/compute_options.hpp>
+
+#include <memory>
+#include <vector>
+
+namespace chunked::cuda {
+
+/// True when this build of chunked contains the CUDA backend.
+bool built();
+/// Devices that can run work now (0 without a CUDA build, a driver or a device).
+int usable_device_count();
+/// Runs every task of plan on the GPUs selected by options (one worker per device). Returns the
+/// outputs of result tasks (persist) as device buffers, indexed by task id; BackendError or
+/// OutOfMemory on failure, after every other task has stopped and memory is released.
+std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan& plan, const ComputeOptions& options);
+
+} // namespace chunked::cuda

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+// Array creation: constants, ranges and copies of host data.
+#pragma once
+
+#include <chunked/array.hpp>
+
+#include <cmath>
+#include <span>
+
+namespace chunked {
+
+namespace detail {
+graph::NodePtr constant(const Shape& shape, const Chunks& chunks, DType t, double f, std::int64_t i);
+/// Number of elements of arange(start, stop, step); ValueError for a zero or non-finite step.
+index_t arange_length(double start, double stop, double step);
+index_t arange_length(std::int64_t start, std::int64_t stop, std::int64_t step);
+} // namespace detail
+
+/// An array of `shape` whose every element is `value`.
+template <class T, class B = Cpu>
+ChunkedArray<T, B> full(const Shape& shape, const Chunks& chunks, T value) {
+  return ChunkedArray<T, B>(detail::constant(shape, chunks, dtype_v<T>, static_cast<double>(value),
+                                             std::is_floating_point_v<T> ? 0 : static_cast<std::int64_t>(value)));
+}
+template <class T, class B = Cpu>
+ChunkedArray<T, B> zeros(const Shape& shape, const Chunks& chunks) {
+  return full<T, B>(shape, chunks, T(0));
+}
+template <class T, class B = Cpu>
+ChunkedArray<T, B> ones(const Shape& shape, const Chunks& chunks) {
+  return full<T, B>(shape, chunks, T(1));
+}
+
+/// Values start, start + step, ... below stop (above it for a negative step), in chunks of
+/// `chunk` elements. Like NumPy, element i is computed as start + i * step.
+template <class T, class B = Cpu>
+ChunkedArray<T, B> arange(T start, T stop, T step, index_t chunk) {
+  static_assert(!std::is_same_v<T, bool>, "arange does not support bool");
+  plan::Scalar a, s;
+  index_t n;
+  if constexpr (std::is_floating_point_v<T>) {
+    n = detail::arange_length(static_cast<double>(start), static_cast<double>(stop), static_cast<double>(step));
+    a.f = static_cast<double>(start);
+    s.f = static_cast<double>(step);
+  } else {
+    n = detail::arange_length(static_cast<std::int64_t>(start), static_cast<std::int64_t>(stop),
+                              static_cast<std::int64_t>(step));
+    a.i = start;
+    s.i = step;
+  }
+  return ChunkedArray<T, B>(graph::make_arange(n, chunk, dtype_v<T>, a, s));
+}
+
+/// Copies dense C-order host data now; the array does not refer to `data` afterwards.
+template <class B = Cpu, class T>
+ChunkedArray<std::remove_const_t<T>, B> from_host(std::span<T> data, const Shape& shape, const Chunks& chunks) {
+  using U = std::remove_const_t<T>;
+  if (static_cast<index_t>(data.size()) != shape.size())
+    throw ShapeError("from_host: " + std::to_string(data.size()) + " values given for shape " +
+                     shape.to_string() + " of " + std::to_string(shape.size()) + " elements");
+  return ChunkedArray<U, B>(
+      detail::store_host_data(data.data(), dtype_v<U>, shape, chunks.resolve(shape, sizeof(U))));
+}
+template <class B = Cpu, class T>
+ChunkedArray<T, B> from_host(const NDArray<T>& data, const Chunks& chunks) {
+  return from_host<B>(data.span(), data.shape(), chunks);
+}
+
+} // namespace chunked

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+// The compiled entry points behind the templated API: planning and running on a backend.
+#pragma once
+
+#include <chunked/core/backend_tags.hpp>
+#include <chunked/graph/node.hpp>
+#include <chunked/runtime/compute_options.hpp>
+
+#include <vector>
+
+namespace chunked::detail {
+
+/// One array to compute into caller memory (dense, C order, of the node's dtype and shape).
+struct HostTarget {
+  graph::NodePtr node;
+  void* data;
+};
+
+/// Plans all targets together (shared intermediates computed once) and runs them on `backend`.
+void compute_into(const std::vector<HostTarget>& targets, BackendKind backend, const ComputeOptions& options);
+
+/// Computes node's blocks and keeps them in memory as a stored node with the same grid.
+graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend, const ComputeOptions& options);
+
+/// Copies dense C-order host data into blocks of `chunks` (a stored node).
+graph::NodePtr store_host_data(const void* data, DType dtype, const Shape& shape,
+                               const std::vector<index_t>& chunks);
+
+/// The backend a computation actually runs on (Auto resolved); BackendError when unusable.
+BackendKind resolve_backend(BackendKind requested);
+
+} // namespace chunked::detail

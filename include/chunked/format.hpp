@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+// fmt formatters for Shape, Chunks, ChunkGrid, NDArray (values, truncated like NumPy) and
+// ChunkedArray (a summary; formatting never computes).
+#pragma once
+
+#include <chunked/array.hpp>
+
+#include <fmt/format.h>
+
+#include <string>
+
+namespace chunked::detail {
+/// NumPy-like text of n values of a C-order array: nested brackets, "..." past 1000 elements.
+template <class T>
+std::string format_values(const T* data, const Shape& shape) {
+  const index_t nd = shape.ndim();
+  const bool truncate = shape.size() > 1000;
+  std::string out;
+  auto value = [](T v) {
+    if constexpr (std::is_same_v<T, bool>) return std::string(v ? "true" : "false");
+    else return fmt::format("{}", v);
+  };
+  if (nd == 0) return value(data[0]);
+  const auto strides = shape.strides();
+  auto rec = [&](auto&& self, index_t axis, index_t offset) -> void {
+    out += '[';
+    const index_t n = shape.extents()[axis];
+    for (index_t i = 0; i < n; ++i) {
+      if (truncate && n > 6 && i == 3) {
+        out += "..., ";
+        i = n - 3;
+      }
+      if (axis + 1 == nd) out += value(data[offset + i * strides[axis]]);
+      else self(self, axis + 1, offset + i * strides[axis]);
+      if (i + 1 < n) out += axis + 1 == nd ? ", " : ",\n" + std::string(static_cast<std::size_t>(axis + 1), ' ');
+    }
+    out += ']';
+  };
+  rec(rec, 0, 0);
+  return out;
+}
+} // namespace chunked::detail
+
+template <>
+struct fmt::formatter<chunked::Shape> : fmt::formatter<std::string> {
+  auto format(const chunked::Shape& s, format_context& ctx) const {
+    return fmt::formatter<std::string>::format(s.to_string(), ctx);
+  }
+};
+template <>
+struct fmt::formatter<chunked::Chunks> : fmt::formatter<std::string> {
+  auto format(const chunked::Chunks& c, format_context& ctx) const {
+    return fmt::formatter<std::string>::format(c.to_string(), ctx);
+  }
+};
+template <>
+struct fmt::formatter<chunked::ChunkGrid> : fmt::formatter<std::string> {
+  auto format(const chunked::ChunkGrid& g, format_context& ctx) const {
+    return fmt::formatter<std::string>::format(g.to_string(), ctx);
+  }
+};
+template <class T>
+struct fmt::formatter<chunked::NDArray<T>> : fmt::formatter<std::string> {
+  auto format(const chunked::NDArray<T>& a, format_context& ctx) const {
+    return fmt::formatter<std::string>::format(chunked::detail::format_values(a.data(), a.shape()), ctx);
+  }
+};
+template <class T, class B>
+struct fmt::formatter<chunked::ChunkedArray<T, B>> : fmt::formatter<std::string> {
+  auto format(const chunked::ChunkedArray<T, B>& x, format_context& ctx) const {
+    return fmt::formatter<std::string>::format(
+        fmt::format("ChunkedArray<{}, {}>(shape={}, chunks={}, blocks={})", chunked::dtype_name(x.dtype()),
+                    chunked::backend_traits<B>::name, x.shape(), x.chunks(), x.numblocks()),
+        ctx);
+  }
+};

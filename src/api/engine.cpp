@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+// The engine behind compute(), persist() and from_host(): plan, pick a backend, execute.
+#include <chunked/backend/cpu/executor.hpp>
+#include <chunked/backend/cuda/runtime_api.hpp>
+#include <chunked/detail/engine.hpp>
+#include <chunked/plan/plan.hpp>
+
+#include <cstring>
+
+namespace chunked {
+
+bool cuda_available() { return cuda::usable_device_count() > 0; }
+
+namespace detail {
+
+namespace {
+
+std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan& plan, BackendKind backend,
+                                             const ComputeOptions& options) {
+  if (resolve_backend(backend) == BackendKind::cuda) return cuda::execute(plan, options);
+  return cpu::execute(plan, options);
+}
+
+} // namespace
+
+BackendKind resolve_backend(BackendKind requested) {
+  switch (requested) {
+  case BackendKind::cpu: return BackendKind::cpu;
+  case BackendKind::automatic: return cuda_available() ? BackendKind::cuda : BackendKind::cpu;
+  case BackendKind::cuda:
+    if (!cuda::built())
+      throw BackendError("Cuda backend: this build of chunked has no CUDA support (configure with "
+                         "CHUNKED_ENABLE_CUDA=ON); use chunked::Auto for CPU fallback");
+    if (!cuda_available())
+      throw BackendError("Cuda backend: no CUDA device is visible; use chunked::Auto for CPU fallback");
+    return BackendKind::cuda;
+  }
+  return BackendKind::cpu;
+}
+
+void compute_into(const std::vector<HostTarget>& targets, BackendKind backend, const ComputeOptions& options) {
+  const BackendKind kind = resolve_backend(backend);
+  std::vector<plan::Request> requests;
+  for (const auto& t : targets) {
+    plan::Request r;
+    r.node = t.node;
+    r.kind = plan::Request::Kind::destination;
+    r.destination = plan::Destination{t.data, t.node->dtype, t.node->shape, MemorySpace{}};
+    requests.push_back(std::move(r));
+  }
+  const plan::Plan p = plan::make_plan(requests);
+  execute(p, kind, options);
+}
+
+graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend, const ComputeOptions& options) {
+  const BackendKind kind = resolve_backend(backend);
+  plan::Request r;
+  r.node = node;
+  r.kind = plan::Request::Kind::blocks;
+  const plan::Plan p = plan::make_plan({r});
+  auto outputs = execute(p, kind, options);
+  auto data = std::make_shared<graph::StoredData>();
+  data->dtype = node->dtype;
+  data->grid = node->grid;
+  for (plan::TaskId id : p.result_blocks[0]) data->blocks.push_back(std::move(outputs[id]));
+  return graph::make_stored(std::move(data));
+}
+
+graph::NodePtr store_host_data(const void* data, DType dtype, const Shape& shape, const std::vector<index_t>& chunks) {
+  auto stored = std::make_shared<graph::StoredData>();
+  stored->dtype = dtype;
+  stored->grid = ChunkGrid(shape, chunks);
+  const auto& grid = stored->grid;
+  const std::size_t esize = dtype_size(dtype);
+  const auto strides = shape.strides();
+  const index_t nd = shape.ndim();
+  const auto* src = static_cast<const unsigned char*>(data);
+  for (index_t b = 0; b < grid.numblocks(); ++b) {
+    const auto bi = grid.block_index(b);
+    const auto off = grid.block_offset(bi);
+    const auto ext = grid.block_shape(bi).extents();
+    index_t n = 1;
+    for (index_t e : ext) n *= e;
+    auto buf = make_host_buffer(static_cast<std::size_t>(n) * esize);
+    auto* dst = static_cast<unsigned char*>(buf->data());
+    if (n > 0) {
+      // Copy row by row (innermost axis contiguous in both layouts).
+      const index_t row = nd == 0 ? 1 : ext[nd - 1];
+      std::vector<index_t> pos(static_cast<std::size_t>(nd), 0);
+      for (index_t r = 0; r < n / row; ++r) {
+        index_t src_off = 0;
+        for (index_t k = 0; k < nd; ++k) src_off += (off[k] + pos[k]) * strides[k];
+        std::memcpy(dst + static_cast<std::size_t>(r * row) * esize, src + static_cast<std::size_t>(src_off) * esize,
+                    static_cast<std::size_t>(row) * esize);
+        for (index_t k = nd - 2; k >= 0; --k) {
+          if (++pos[k] < ext[k]) break;
+          pos[k] = 0;
+        }
+      }
+    }
+    stored->blocks.push_back(std::move(buf));
+  }
+  return graph::make_stored(std::move(stored));
+}
+
+} // namespace detail
+} // namespace chunked

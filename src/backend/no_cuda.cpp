@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CUDA entry points of a build without CUDA: nothing is usable, and asking for it says why.
+#include <chunked/backend/cuda/runtime_api.hpp>
+#include <chunked/config.hpp>
+
+#if !CHUNKED_HAS_CUDA
+namespace chunked::cuda {
+
+bool built() { return false; }
+int usable_device_count() { return 0; }
+std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan&, const ComputeOptions&) {
+  throw BackendError("Cuda backend: this build of chunked has no CUDA support; use chunked::Auto for CPU fallback");
+}
+
+} // namespace chunked::cuda
+#endif
