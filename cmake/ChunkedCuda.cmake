@@ -25,7 +25,9 @@ if(NOT _chunked_cuda_request STREQUAL "OFF")
   # Toolkits installed by NVIDIA's packages are often not on PATH; look in the standard place
   # before deciding there is no compiler.
   if(NOT DEFINED CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX})
-    find_program(_chunked_nvcc_on_path nvcc NO_CACHE)
+    # Only PATH: CMake's default prefixes may hold wrapper scripts that its compiler detection,
+    # which follows PATH, would not see anyway.
+    find_program(_chunked_nvcc_on_path nvcc PATHS ENV PATH NO_DEFAULT_PATH NO_CACHE)
     if(NOT _chunked_nvcc_on_path AND EXISTS /usr/local/cuda/bin/nvcc)
       set(ENV{CUDACXX} /usr/local/cuda/bin/nvcc)
     endif()
