@@ -1,0 +1,653 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CPU tile interpreter: evaluates a BlockProgram tile by tile with one tight loop per
+// operation.
+#include <chunked/backend/cpu/elementwise.hpp>
+#include <chunked/backend/cpu/interpreter.hpp>
+#include <chunked/backend/cpu/partials.hpp>
+#include <chunked/backend/cpu/random_leaves.hpp>
+#include <chunked/backend/cpu/tile_reduce.hpp>
+#include <chunked/plan/partial.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace chunked::cpu {
+
+using plan::AffineMap;
+using plan::BlockProgram;
+using plan::Instr;
+using plan::Leaf;
+using plan::LeafKind;
+using plan::OpCode;
+using plan::PartialWord;
+using plan::Sink;
+
+namespace {
+
+constexpr std::size_t slot_bytes = static_cast<std::size_t>(tile_elements) * 8;
+
+// ---------------------------------------------------------------------------------------------
+// Instruction kernels: one loop per (op, dtype), chosen once per program.
+
+using InstrKernel = void (*)(const void* const* args, void* out, index_t n);
+
+template <OpCode Op, class T> auto apply1(T x) {
+  if constexpr (Op == OpCode::neg)
+    return op_neg(x);
+  else if constexpr (Op == OpCode::abs)
+    return op_abs(x);
+  else if constexpr (Op == OpCode::sqrt)
+    return std::sqrt(x);
+  else if constexpr (Op == OpCode::exp)
+    return std::exp(x);
+  else if constexpr (Op == OpCode::log)
+    return std::log(x);
+  else if constexpr (Op == OpCode::log1p)
+    return std::log1p(x);
+  else if constexpr (Op == OpCode::expm1)
+    return std::expm1(x);
+  else if constexpr (Op == OpCode::sin)
+    return std::sin(x);
+  else if constexpr (Op == OpCode::cos)
+    return std::cos(x);
+  else if constexpr (Op == OpCode::tan)
+    return std::tan(x);
+  else if constexpr (Op == OpCode::tanh)
+    return std::tanh(x);
+  else if constexpr (Op == OpCode::isnan)
+    return op_isnan(x);
+  else if constexpr (Op == OpCode::isfinite)
+    return op_isfinite(x);
+  else if constexpr (Op == OpCode::bit_not)
+    return op_bit_not(x);
+  else
+    static_assert(Op == OpCode::neg, "not a unary OpCode");
+}
+
+template <OpCode Op, class T> auto apply2(T a, T b) {
+  if constexpr (Op == OpCode::add)
+    return op_add(a, b);
+  else if constexpr (Op == OpCode::sub)
+    return op_sub(a, b);
+  else if constexpr (Op == OpCode::mul)
+    return op_mul(a, b);
+  else if constexpr (Op == OpCode::div)
+    return a / b;
+  else if constexpr (Op == OpCode::mod)
+    return op_mod(a, b);
+  else if constexpr (Op == OpCode::pow)
+    return op_pow(a, b);
+  else if constexpr (Op == OpCode::minimum)
+    return op_minimum(a, b);
+  else if constexpr (Op == OpCode::maximum)
+    return op_maximum(a, b);
+  else if constexpr (Op == OpCode::eq)
+    return a == b;
+  else if constexpr (Op == OpCode::ne)
+    return a != b;
+  else if constexpr (Op == OpCode::lt)
+    return a < b;
+  else if constexpr (Op == OpCode::le)
+    return a <= b;
+  else if constexpr (Op == OpCode::gt)
+    return a > b;
+  else if constexpr (Op == OpCode::ge)
+    return a >= b;
+  else if constexpr (Op == OpCode::bit_and)
+    return op_bit_and(a, b);
+  else if constexpr (Op == OpCode::bit_or)
+    return op_bit_or(a, b);
+  else if constexpr (Op == OpCode::bit_xor)
+    return op_bit_xor(a, b);
+  else
+    static_assert(Op == OpCode::add, "not a binary OpCode");
+}
+
+template <OpCode Op, class T> void unary_kernel(const void* const* args, void* out, index_t n) {
+  using R = decltype(apply1<Op>(T{}));
+  const T* __restrict x = static_cast<const T*>(args[0]);
+  R* __restrict r = static_cast<R*>(out);
+  for (index_t j = 0; j < n; ++j)
+    r[j] = apply1<Op>(x[j]);
+}
+
+template <OpCode Op, class T> void binary_kernel(const void* const* args, void* out, index_t n) {
+  using R = decltype(apply2<Op>(T{}, T{}));
+  const T* __restrict a = static_cast<const T*>(args[0]);
+  const T* __restrict b = static_cast<const T*>(args[1]);
+  R* __restrict r = static_cast<R*>(out);
+  for (index_t j = 0; j < n; ++j)
+    r[j] = apply2<Op>(a[j], b[j]);
+}
+
+template <class T> void where_kernel(const void* const* args, void* out, index_t n) {
+  const bool* __restrict c = static_cast<const bool*>(args[0]);
+  const T* __restrict a = static_cast<const T*>(args[1]);
+  const T* __restrict b = static_cast<const T*>(args[2]);
+  T* __restrict r = static_cast<T*>(out);
+  for (index_t j = 0; j < n; ++j)
+    r[j] = c[j] ? a[j] : b[j];
+}
+
+template <class To, class From> void cast_kernel(const void* const* args, void* out, index_t n) {
+  const From* __restrict x = static_cast<const From*>(args[0]);
+  To* __restrict r = static_cast<To*>(out);
+  for (index_t j = 0; j < n; ++j)
+    r[j] = cast_value<To>(x[j]);
+}
+
+template <OpCode Op> InstrKernel kernel_for(DType t) {
+  return visit_dtype(t, [](auto tag) -> InstrKernel {
+    using T = decltype(tag);
+    if constexpr (Op == OpCode::cast || !op_accepts(Op, dtype_v<T>)) {
+      return nullptr;
+    } else if constexpr (plan::opcode_arity(Op) == 1) {
+      return &unary_kernel<Op, T>;
+    } else if constexpr (plan::opcode_arity(Op) == 2) {
+      return &binary_kernel<Op, T>;
+    } else {
+      return &where_kernel<T>;
+    }
+  });
+}
+
+template <std::size_t... I>
+InstrKernel select_kernel(OpCode op, DType t, std::index_sequence<I...>) {
+  InstrKernel k = nullptr;
+  ((static_cast<std::size_t>(op) == I ? (k = kernel_for<static_cast<OpCode>(I)>(t), 0) : 0), ...);
+  return k;
+}
+
+constexpr std::size_t num_opcodes = static_cast<std::size_t>(OpCode::where) + 1;
+
+InstrKernel select_kernel(OpCode op, DType operand, DType result) {
+  if (op == OpCode::cast) {
+    return visit_dtype(result, [&](auto to) {
+      return visit_dtype(operand, [](auto from) -> InstrKernel {
+        return &cast_kernel<decltype(to), decltype(from)>;
+      });
+    });
+  }
+  return select_kernel(op, operand, std::make_index_sequence<num_opcodes>{});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Iteration geometry.
+
+/// The iteration box after dropping unit axes and merging axes that every map walks
+/// contiguously: it visits the same elements in the same C order, in longer rows.
+struct Geometry {
+  int ndim = 1;
+  std::array<index_t, plan::max_ndim> extent{};
+};
+
+void normalize(const BlockProgram& p, Geometry& g, std::vector<AffineMap*>& maps) {
+  int nd = 0;
+  for (int k = 0; k < p.ndim; ++k) {
+    if (p.extent[k] == 1)
+      continue;
+    g.extent[nd] = p.extent[k];
+    for (AffineMap* m : maps)
+      m->coef[nd] = m->coef[k];
+    ++nd;
+  }
+  for (AffineMap* m : maps)
+    for (int k = nd; k < plan::max_ndim; ++k)
+      m->coef[k] = 0;
+  if (nd == 0) {
+    g.ndim = 1;
+    g.extent[0] = 1;
+    return;
+  }
+  int out = 0;
+  for (int k = 1; k < nd; ++k) {
+    bool mergeable = true;
+    for (const AffineMap* m : maps) {
+      index_t walked = 0;
+      if (__builtin_mul_overflow(m->coef[k], g.extent[k], &walked) || walked != m->coef[out]) {
+        mergeable = false;
+        break;
+      }
+    }
+    if (mergeable) {
+      g.extent[out] *= g.extent[k];
+      for (AffineMap* m : maps)
+        m->coef[out] = m->coef[k];
+    } else {
+      ++out;
+      g.extent[out] = g.extent[k];
+      for (AffineMap* m : maps)
+        m->coef[out] = m->coef[k];
+    }
+  }
+  for (AffineMap* m : maps)
+    for (int k = out + 1; k < plan::max_ndim; ++k)
+      m->coef[k] = 0;
+  g.ndim = out + 1;
+}
+
+/// Calls f(j, offset, step, len) for each row segment of the tile that starts at multi-index
+/// `idx0` and holds n positions: positions j .. j+len-1 of the tile map to offset + step * k.
+template <class F>
+void for_each_run(const Geometry& g, const index_t* idx0, index_t n, const AffineMap& m, F&& f) {
+  const int last = g.ndim - 1;
+  index_t idx[plan::max_ndim];
+  std::copy(idx0, idx0 + g.ndim, idx);
+  const index_t step = m.coef[last];
+  for (index_t j = 0;;) {
+    const index_t len = std::min(n - j, g.extent[last] - idx[last]);
+    f(j, m.at(idx, g.ndim), step, len);
+    j += len;
+    if (j >= n)
+      return;
+    idx[last] = 0;
+    for (int k = last - 1; k >= 0 && ++idx[k] == g.extent[k]; --k)
+      idx[k] = 0;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Leaves.
+
+using LeafFill = void (*)(const Leaf& leaf, const void* input, index_t offset, index_t step,
+                          index_t len, void* out);
+
+template <class T>
+void fill_stored(const Leaf&, const void* input, index_t offset, index_t step, index_t len,
+                 void* out) {
+  const T* src = static_cast<const T*>(input) + offset;
+  T* dst = static_cast<T*>(out);
+  if (step == 1)
+    std::memcpy(dst, src, static_cast<std::size_t>(len) * sizeof(T));
+  else if (step == 0)
+    std::fill_n(dst, len, *src);
+  else
+    for (index_t k = 0; k < len; ++k)
+      dst[k] = src[k * step];
+}
+
+template <class T>
+void fill_arange(const Leaf& leaf, const void*, index_t offset, index_t step, index_t len,
+                 void* out) {
+  T* dst = static_cast<T*>(out);
+  if constexpr (std::is_floating_point_v<T>) {
+    for (index_t k = 0; k < len; ++k) {
+      const double pos = static_cast<double>(offset + k * step);
+      dst[k] = static_cast<T>(std::fma(pos, leaf.b.f, leaf.a.f));
+    }
+  } else {
+    for (index_t k = 0; k < len; ++k)
+      dst[k] = cast_value<T>(wrap_add(leaf.a.i, wrap_mul(offset + k * step, leaf.b.i)));
+  }
+}
+
+template <class T>
+void fill_random(const Leaf& leaf, const void*, index_t offset, index_t step, index_t len,
+                 void* out) {
+  fill_random_leaf(leaf, offset, step, len, static_cast<T*>(out));
+}
+
+LeafFill select_fill(LeafKind kind, DType t) {
+  return visit_dtype(t, [&](auto tag) -> LeafFill {
+    using T = decltype(tag);
+    switch (kind) {
+    case LeafKind::stored:
+      return &fill_stored<T>;
+    case LeafKind::arange:
+      return &fill_arange<T>;
+    case LeafKind::normal:
+    case LeafKind::uniform:
+    case LeafKind::integers:
+      return &fill_random<T>;
+    case LeafKind::constant:
+      return nullptr; // filled once per program
+    }
+    return nullptr;
+  });
+}
+
+void fill_constant(const Leaf& leaf, void* out, index_t n) {
+  visit_dtype(leaf.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T v = std::is_floating_point_v<T> ? cast_value<T>(leaf.a.f) : cast_value<T>(leaf.a.i);
+    std::fill_n(static_cast<T*>(out), n, v);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sinks.
+
+template <class T>
+void store_tile(const Geometry& g, const AffineMap& map, const index_t* idx0, index_t n,
+                const void* values, void* output) {
+  const T* src = static_cast<const T*>(values);
+  T* dst = static_cast<T*>(output);
+  for_each_run(g, idx0, n, map, [&](index_t j, index_t offset, index_t step, index_t len) {
+    if (step == 1) {
+      std::memcpy(dst + offset, src + j, static_cast<std::size_t>(len) * sizeof(T));
+    } else {
+      T* d = dst + offset;
+      for (index_t k = 0; k < len; ++k)
+        d[k * step] = src[j + k];
+    }
+  });
+}
+
+using StoreTile = void (*)(const Geometry&, const AffineMap&, const index_t*, index_t, const void*,
+                           void*);
+
+/// Accumulates one tile into the partial entries: the whole tile into one entry when every axis is
+/// reduced, else row segment by row segment (one entry per segment when the last axis is reduced,
+/// one entry per element when it is kept).
+template <class Acc>
+void reduce_tile(const Geometry& g, const AffineMap& map, bool all_reduced, const index_t* idx0,
+                 index_t n, const void* values, const index_t* index, PartialWord* partials) {
+  using T = typename Acc::value_type;
+  constexpr int w = Acc::words;
+  const T* x = static_cast<const T*>(values);
+  if (all_reduced) {
+    Acc::segment(x, index, n, partials + map.base * w);
+    return;
+  }
+  for_each_run(g, idx0, n, map, [&](index_t j, index_t offset, index_t step, index_t len) {
+    const index_t* ix = index ? index + j : nullptr;
+    if (step == 0) {
+      Acc::segment(x + j, ix, len, partials + offset * w);
+    } else {
+      for (index_t k = 0; k < len; ++k)
+        Acc::element(x[j + k], ix ? ix[k] : 0, partials + (offset + k * step) * w);
+    }
+  });
+}
+
+using ReduceTile = void (*)(const Geometry&, const AffineMap&, bool, const index_t*, index_t,
+                            const void*, const index_t*, PartialWord*);
+
+ReduceTile select_reduce(plan::ReduceOp op, DType t) {
+  return visit_dtype(t, [&](auto tag) -> ReduceTile {
+    using T = decltype(tag);
+    using plan::ReduceOp;
+    switch (op) {
+    case ReduceOp::sum:
+      return &reduce_tile<SumAcc<T>>;
+    case ReduceOp::prod:
+      return &reduce_tile<ProdAcc<T>>;
+    case ReduceOp::min:
+      return &reduce_tile<MinMaxAcc<T, false>>;
+    case ReduceOp::max:
+      return &reduce_tile<MinMaxAcc<T, true>>;
+    case ReduceOp::any:
+      return &reduce_tile<AnyAllAcc<T, false>>;
+    case ReduceOp::all:
+      return &reduce_tile<AnyAllAcc<T, true>>;
+    case ReduceOp::mean:
+      return &reduce_tile<MeanAcc<T>>;
+    case ReduceOp::var:
+    case ReduceOp::std:
+      return &reduce_tile<MomentsAcc<T>>;
+    case ReduceOp::argmin:
+      return &reduce_tile<ArgAcc<T, false>>;
+    case ReduceOp::argmax:
+      return &reduce_tile<ArgAcc<T, true>>;
+    }
+    return nullptr;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation.
+
+[[noreturn]] void malformed(const BlockProgram& p, const std::string& what) {
+  throw ValueError("cpu::run_program: malformed block program (" + what + "):\n" + p.describe());
+}
+
+/// Smallest and largest value of `m` over the box (extents all > 0).
+std::pair<index_t, index_t> map_range(const AffineMap& m, const BlockProgram& p) {
+  index_t lo = m.base, hi = m.base;
+  for (int k = 0; k < p.ndim; ++k) {
+    const index_t reach = m.coef[k] * (p.extent[k] - 1);
+    (reach < 0 ? lo : hi) += reach;
+  }
+  return {lo, hi};
+}
+
+void validate(const BlockProgram& p, std::span<const void* const> inputs) {
+  if (p.ndim < 0 || p.ndim > plan::max_ndim)
+    malformed(p, "rank out of range");
+  for (int k = 0; k < p.ndim; ++k)
+    if (p.extent[k] < 0)
+      malformed(p, "negative extent");
+  if (p.leaves.empty())
+    malformed(p, "no leaves");
+  for (const Leaf& leaf : p.leaves) {
+    if (leaf.kind == LeafKind::stored &&
+        (leaf.input < 0 || static_cast<std::size_t>(leaf.input) >= inputs.size()))
+      malformed(p, "stored leaf input " + std::to_string(leaf.input) + " is not among the " +
+                       std::to_string(inputs.size()) + " inputs");
+  }
+  const int nl = static_cast<int>(p.leaves.size());
+  for (std::size_t j = 0; j < p.instrs.size(); ++j) {
+    const Instr& in = p.instrs[j];
+    const int self = nl + static_cast<int>(j);
+    if (static_cast<std::size_t>(in.op) >= num_opcodes)
+      malformed(p, "unknown opcode");
+    const int arity = plan::opcode_arity(in.op);
+    for (int a = 0; a < arity; ++a)
+      if (in.args[a] < 0 || in.args[a] >= self)
+        malformed(p, "instruction " + std::to_string(j) + " reads an undefined value");
+    const DType t = p.value_dtype(in.args[arity == 3 ? 1 : 0]);
+    bool ok =
+        in.op == OpCode::cast || (op_accepts(in.op, t) && in.dtype == op_result_dtype(in.op, t));
+    if (arity >= 2)
+      ok = ok && p.value_dtype(in.args[1]) == t;
+    if (arity == 3)
+      ok = ok && p.value_dtype(in.args[0]) == DType::bool_ && p.value_dtype(in.args[2]) == t;
+    if (!ok)
+      malformed(p, "instruction " + std::to_string(j) + " (" +
+                       std::string(plan::opcode_name(in.op)) +
+                       ") has operand or result dtypes it does not accept");
+  }
+  if (p.sink.kind == Sink::Kind::reduce) {
+    if (static_cast<int>(p.sink.op) > static_cast<int>(plan::ReduceOp::argmax))
+      malformed(p, "unknown reduce op");
+    if (p.sink.num_partials < 0)
+      malformed(p, "negative num_partials");
+    if (p.size() > 0) {
+      const auto [lo, hi] = map_range(p.sink.map, p);
+      if (lo < 0 || hi >= p.sink.num_partials)
+        malformed(p, "reduce map outside the partials");
+    }
+  } else if (p.sink.kind != Sink::Kind::store) {
+    malformed(p, "unknown sink kind");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Execution plan of one program: which buffers hold which values, and the loops to run.
+
+struct alignas(64) CacheLine {
+  std::byte bytes[64];
+};
+
+/// Tile buffers, reused by every program the thread runs: no allocation per tile, and none per
+/// program once the thread has seen its largest program.
+std::byte* scratch(std::size_t slots) {
+  thread_local std::vector<CacheLine> buffer;
+  const std::size_t lines = slots * (slot_bytes / sizeof(CacheLine));
+  if (buffer.size() < lines)
+    buffer.resize(lines);
+  return buffer.data()->bytes;
+}
+
+struct LeafStep {
+  LeafFill fill;
+  const Leaf* leaf;
+  const void* input;
+  const AffineMap* map;
+  void* out;
+  std::size_t elem_size;
+};
+
+struct InstrStep {
+  InstrKernel kernel;
+  const void* args[3];
+  void* out;
+};
+
+} // namespace
+
+void run_program(const BlockProgram& p, std::span<const void* const> inputs, void* output) {
+  validate(p, inputs);
+  const DType result_dtype = p.result_dtype();
+  const bool reduce = p.sink.kind == Sink::Kind::reduce;
+  auto* partials = static_cast<PartialWord*>(output);
+  if (reduce)
+    init_partials(p.sink.op, result_dtype, partials, p.sink.num_partials);
+  const index_t size = p.size();
+  if (size == 0)
+    return;
+
+  const int nl = static_cast<int>(p.leaves.size());
+  const int nv = p.num_values();
+  const int result = nv - 1;
+  const bool want_index =
+      reduce && (p.sink.op == plan::ReduceOp::argmin || p.sink.op == plan::ReduceOp::argmax);
+
+  // Normalized copies of every map the tile loop reads.
+  std::vector<AffineMap> leaf_maps(nl);
+  for (int l = 0; l < nl; ++l)
+    leaf_maps[l] = p.leaves[l].map;
+  AffineMap sink_map = p.sink.map, index_map = p.sink.index_map;
+  std::vector<AffineMap*> maps{&sink_map};
+  if (want_index)
+    maps.push_back(&index_map);
+  for (int l = 0; l < nl; ++l)
+    if (p.leaves[l].kind != LeafKind::constant)
+      maps.push_back(&leaf_maps[l]);
+  Geometry g;
+  normalize(p, g, maps);
+
+  // Liveness: only values that reach the result are computed; a value's buffer is free again
+  // after its last reader (constants keep theirs: they are filled once).
+  constexpr int forever = INT_MAX;
+  std::vector<int> last_use(nv, -1);
+  last_use[result] = forever;
+  for (int v = nv - 1; v >= nl; --v) {
+    if (last_use[v] < 0)
+      continue;
+    const Instr& in = p.instrs[v - nl];
+    for (int a = 0; a < plan::opcode_arity(in.op); ++a)
+      last_use[in.args[a]] = std::max(last_use[in.args[a]], v);
+  }
+  for (int l = 0; l < nl; ++l)
+    if (last_use[l] >= 0 && p.leaves[l].kind == LeafKind::constant)
+      last_use[l] = forever;
+
+  std::vector<int> slot(nv, -1), free_slots;
+  int num_slots = 0;
+  auto take = [&] {
+    if (free_slots.empty())
+      return num_slots++;
+    const int s = free_slots.back();
+    free_slots.pop_back();
+    return s;
+  };
+  for (int l = 0; l < nl; ++l)
+    if (last_use[l] >= 0)
+      slot[l] = take();
+  for (int v = nl; v < nv; ++v) {
+    if (last_use[v] < 0)
+      continue;
+    slot[v] = take();
+    const Instr& in = p.instrs[v - nl];
+    for (int a = 0; a < plan::opcode_arity(in.op); ++a) {
+      const int arg = in.args[a];
+      if (last_use[arg] == v && slot[arg] >= 0 &&
+          std::find(free_slots.begin(), free_slots.end(), slot[arg]) == free_slots.end())
+        free_slots.push_back(slot[arg]);
+    }
+  }
+  const int index_slot = want_index ? num_slots++ : -1;
+  std::byte* base = scratch(static_cast<std::size_t>(num_slots));
+  auto slot_ptr = [&](int s) { return base + static_cast<std::size_t>(s) * slot_bytes; };
+
+  std::vector<LeafStep> leaf_steps;
+  for (int l = 0; l < nl; ++l) {
+    if (last_use[l] < 0)
+      continue;
+    const Leaf& leaf = p.leaves[l];
+    if (leaf.kind == LeafKind::constant) {
+      fill_constant(leaf, slot_ptr(slot[l]), tile_elements);
+      continue;
+    }
+    if (leaf.kind == LeafKind::stored && inputs[leaf.input] == nullptr)
+      malformed(p, "stored leaf input " + std::to_string(leaf.input) + " is a null pointer");
+    leaf_steps.push_back({select_fill(leaf.kind, leaf.dtype), &leaf,
+                          leaf.kind == LeafKind::stored ? inputs[leaf.input] : nullptr,
+                          &leaf_maps[l], slot_ptr(slot[l]), dtype_size(leaf.dtype)});
+  }
+  std::vector<InstrStep> instr_steps;
+  for (int v = nl; v < nv; ++v) {
+    if (last_use[v] < 0)
+      continue;
+    const Instr& in = p.instrs[v - nl];
+    const int arity = plan::opcode_arity(in.op);
+    InstrStep step{select_kernel(in.op, p.value_dtype(in.args[arity == 3 ? 1 : 0]), in.dtype),
+                   {nullptr, nullptr, nullptr},
+                   slot_ptr(slot[v])};
+    for (int a = 0; a < arity; ++a)
+      step.args[a] = slot_ptr(slot[in.args[a]]);
+    instr_steps.push_back(step);
+  }
+
+  const void* values = slot_ptr(slot[result]);
+  auto* index = want_index ? reinterpret_cast<index_t*>(slot_ptr(index_slot)) : nullptr;
+  StoreTile store = nullptr;
+  ReduceTile reduce_fn = nullptr;
+  bool all_reduced = true;
+  if (reduce) {
+    reduce_fn = select_reduce(p.sink.op, result_dtype);
+    for (int k = 0; k < g.ndim; ++k)
+      all_reduced = all_reduced && sink_map.coef[k] == 0;
+  } else {
+    store =
+        visit_dtype(result_dtype, [](auto tag) -> StoreTile { return &store_tile<decltype(tag)>; });
+  }
+
+  index_t idx0[plan::max_ndim];
+  for (index_t t0 = 0; t0 < size; t0 += tile_elements) {
+    const index_t n = std::min(tile_elements, size - t0);
+    for (index_t k = g.ndim - 1, rest = t0; k >= 0; --k) {
+      idx0[k] = rest % g.extent[k];
+      rest /= g.extent[k];
+    }
+    for (const LeafStep& s : leaf_steps) {
+      auto* out = static_cast<std::byte*>(s.out);
+      for_each_run(g, idx0, n, *s.map, [&](index_t j, index_t offset, index_t step, index_t len) {
+        s.fill(*s.leaf, s.input, offset, step, len,
+               out + static_cast<std::size_t>(j) * s.elem_size);
+      });
+    }
+    for (const InstrStep& s : instr_steps)
+      s.kernel(s.args, s.out, n);
+    if (reduce) {
+      if (index) {
+        for_each_run(g, idx0, n, index_map,
+                     [&](index_t j, index_t offset, index_t step, index_t len) {
+                       for (index_t k = 0; k < len; ++k)
+                         index[j + k] = offset + k * step;
+                     });
+      }
+      reduce_fn(g, sink_map, all_reduced, idx0, n, values, index, partials);
+    } else {
+      store(g, sink_map, idx0, n, values, output);
+    }
+  }
+}
+
+} // namespace chunked::cpu
