@@ -58,11 +58,11 @@ class NDArray {
   /// range or when the number of indices differs from ndim().
   template <class... I>
   T& operator()(I... index) {
-    return data_[offset_of({static_cast<index_t>(index)...})];
+    return data_[offset_of(std::array<index_t, sizeof...(I)>{static_cast<index_t>(index)...})];
   }
   template <class... I>
   const T& operator()(I... index) const {
-    return data_[offset_of({static_cast<index_t>(index)...})];
+    return data_[offset_of(std::array<index_t, sizeof...(I)>{static_cast<index_t>(index)...})];
   }
 
   /// The only element; ShapeError unless size() == 1.

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: Apache-2.0
+// Planner tests: fusion, slice pushdown into generators, chunk alignment, reduction trees.
+#include <chunked/chunked.hpp>
+#include <chunked/plan/plan.hpp>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace chunked;
+using plan::LeafKind;
+using plan::TaskKind;
+
+plan::Plan plan_for(const graph::NodePtr& node, std::vector<double>& storage) {
+  storage.assign(static_cast<std::size_t>(node->shape.size()), 0.0);
+  plan::Request r;
+  r.node = node;
+  r.destination = plan::Destination{storage.data(), node->dtype, node->shape, MemorySpace{}};
+  return plan::make_plan({r});
+}
+
+index_t count_tasks(const plan::Plan& p, TaskKind kind, std::uint32_t stage = ~0u) {
+  index_t n = 0;
+  for (const auto& t : p.tasks)
+    if (t.kind == kind && (stage == ~0u || t.index == stage)) ++n;
+  return n;
+}
+
+// The seed benchmark: (x + 1)[::2, ::2].sum() over a random x lowers to one fused program per
+// block that stores nothing and generates only the kept quarter of the elements.
+TEST(Planner, SeedBenchmarkFusesAndGeneratesOnlyKeptElements) {
+  Generator rng(42);
+  auto x = rng.normal<double>(Shape{1000, 1000}, Chunks{100, 100}, 10.0, 1.0);
+  auto s = (x + 1.0)(slice(none, none, 2), slice(none, none, 2)).sum();
+  std::vector<double> out;
+  const plan::Plan p = plan_for(s.node(), out);
+
+  // One reducing stage (the fused program) and one copy of the scalar result.
+  ASSERT_EQ(p.stages.size(), 2u);
+  const plan::Stage& st = p.stages[0];
+  EXPECT_EQ(st.program.sink.kind, plan::Sink::Kind::reduce);
+  EXPECT_TRUE(st.stored_leaves.empty()) << "the fused program must not read stored data";
+  EXPECT_EQ(count_tasks(p, TaskKind::gather), 0);
+
+  // Leaves: the generator (read with stride 2 on both axes) and the constant 1.
+  int normals = 0;
+  for (const auto& leaf : st.program.leaves) {
+    if (leaf.kind == LeafKind::normal) {
+      ++normals;
+      EXPECT_EQ(leaf.map.coef[0], 2 * 1000) << "rows: every second row of x";
+      EXPECT_EQ(leaf.map.coef[1], 2) << "columns: every second column of x";
+    } else {
+      EXPECT_EQ(leaf.kind, LeafKind::constant);
+    }
+  }
+  EXPECT_EQ(normals, 1);
+  ASSERT_EQ(st.program.instrs.size(), 1u);
+  EXPECT_EQ(st.program.instrs[0].op, plan::OpCode::add);
+
+  // One program task per block of the sliced array, together covering a quarter of x.
+  EXPECT_EQ(count_tasks(p, TaskKind::program, 0), 100);
+  index_t generated = 0;
+  plan::BlockProgram prog;
+  for (plan::TaskId id = 0; id < p.tasks.size(); ++id)
+    if (p.tasks[id].kind == TaskKind::program && p.tasks[id].index == 0) {
+      p.instantiate(id, prog);
+      generated += prog.size();
+      EXPECT_EQ(p.tasks[id].output.kind, plan::Output::Kind::partial);
+      EXPECT_EQ(p.tasks[id].output.elements, 1) << "a full reduction keeps one partial per block";
+    }
+  EXPECT_EQ(generated, 1000 * 1000 / 4);
+}
+
+// Block origins shift the generator's flat index: the block at rows [250, 300), columns
+// [100, 150) of the slice reads x from (500, 200).
+TEST(Planner, SliceOffsetsComposeIntoLeafMaps) {
+  Generator rng(1);
+  auto x = rng.uniform<double>(Shape{1000, 1000}, Chunks{100, 100});
+  auto v = x(slice(none, none, 2), slice(none, none, 2));
+  std::vector<double> out;
+  const plan::Plan p = plan_for(v.node(), out);
+  ASSERT_EQ(p.stages.size(), 1u);
+  plan::BlockProgram prog;
+  const index_t block = 5 * 10 + 2; // block (5, 2) of the 10 x 10 grid of 50 x 50 blocks
+  p.instantiate(static_cast<plan::TaskId>(block), prog);
+  EXPECT_EQ(prog.extent[0], 50);
+  EXPECT_EQ(prog.leaves[0].map.base, 500 * 1000 + 200);
+  EXPECT_EQ(prog.sink.map.base, 250 * 500 + 100);
+}
+
+// Reversed slices push negative strides into the leaves.
+TEST(Planner, NegativeStepsBecomeNegativeStrides) {
+  auto a = arange<double>(0, 100, 1, 7);
+  auto v = a(slice(none, none, -3));
+  std::vector<double> out;
+  const plan::Plan p = plan_for(v.node(), out);
+  plan::BlockProgram prog;
+  p.instantiate(0, prog);
+  EXPECT_EQ(prog.leaves[0].kind, LeafKind::arange);
+  EXPECT_EQ(prog.leaves[0].map.coef[0], -3);
+  EXPECT_EQ(prog.leaves[0].map.base, 99);
+}
+
+// Operands stored with different chunk grids are aligned by gathers, never by the user.
+TEST(Planner, MisalignedStoredOperandsAreGathered) {
+  std::vector<double> data(60);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<double>(i);
+  auto a = from_host(std::span<const double>(data), Shape{6, 10}, Chunks{4, 4});
+  auto b = from_host(std::span<const double>(data), Shape{6, 10}, Chunks{3, 5});
+  auto c = a + b;
+  std::vector<double> out;
+  const plan::Plan p = plan_for(c.node(), out);
+  EXPECT_GT(count_tasks(p, TaskKind::gather), 0);
+  const auto r = c.compute();
+  for (index_t i = 0; i < 60; ++i) EXPECT_EQ(r.data()[i], 2.0 * static_cast<double>(i));
+}
+
+// A full reduction over many blocks combines partials in a fixed tree of bounded fan-in.
+TEST(Planner, ReductionTreeHasBoundedFanIn) {
+  auto z = ones<double>(Shape{1000}, Chunks{1});
+  auto s = z.sum();
+  std::vector<double> out;
+  const plan::Plan p = plan_for(s.node(), out);
+  EXPECT_EQ(count_tasks(p, TaskKind::program, 0), 1000);
+  for (const auto& t : p.tasks)
+    if (t.kind == TaskKind::combine) EXPECT_LE(t.inputs_end - t.inputs_begin, 8u);
+  EXPECT_EQ(s.item(), 1000.0);
+}
+
+// Programs past the instruction cap are split with a stored intermediate.
+TEST(Planner, LongChainsAreSplitAtTheCap) {
+  auto x = arange<double>(0, 64, 1, 16);
+  auto y = x;
+  for (int i = 0; i < 3 * plan::max_program_instrs; ++i) y = y + 1.0;
+  std::vector<double> out;
+  const plan::Plan p = plan_for(y.node(), out);
+  EXPECT_GT(p.stages.size(), 1u);
+  for (const auto& st : p.stages) EXPECT_LE(st.program.instrs.size(), static_cast<std::size_t>(plan::max_program_instrs));
+  const auto r = y.compute();
+  for (index_t i = 0; i < 64; ++i) EXPECT_EQ(r.data()[i], static_cast<double>(i + 3 * plan::max_program_instrs));
+}
+
+// Work shared by several requested arrays is planned once.
+TEST(Planner, SharedReductionIsComputedOnce) {
+  auto a = arange<double>(0, 100, 1, 10);
+  auto total = a.sum();
+  auto normalised = a / total;
+  std::vector<double> o1(1), o2(100);
+  plan::Request r1, r2;
+  r1.node = total.node();
+  r1.destination = plan::Destination{o1.data(), DType::float64, total.shape(), MemorySpace{}};
+  r2.node = normalised.node();
+  r2.destination = plan::Destination{o2.data(), DType::float64, normalised.shape(), MemorySpace{}};
+  const plan::Plan p = plan::make_plan({r1, r2});
+  index_t reduce_stages = 0;
+  for (const auto& st : p.stages) reduce_stages += st.program.sink.kind == plan::Sink::Kind::reduce;
+  EXPECT_EQ(reduce_stages, 1);
+  auto [t, n] = chunked::compute(ComputeOptions{}, total, normalised);
+  EXPECT_EQ(t.item(), 4950.0);
+  EXPECT_DOUBLE_EQ(n(99), 99.0 / 4950.0);
+}
+
+} // namespace
