@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 namespace chunked::detail {
 /// NumPy-like text of n values of a C-order array: nested brackets, "..." past 1000 elements.
@@ -67,10 +69,20 @@ struct fmt::formatter<chunked::NDArray<T>> : fmt::formatter<std::string> {
 };
 template <class T, class B>
 struct fmt::formatter<chunked::ChunkedArray<T, B>> : fmt::formatter<std::string> {
+  /// The largest block's shape, as Dask prints it: grids of sliced arrays are ragged and long.
+  static chunked::Shape chunksize(const chunked::ChunkGrid& g) {
+    std::vector<chunked::index_t> c;
+    for (chunked::index_t k = 0; k < g.ndim(); ++k) {
+      chunked::index_t m = 0;
+      for (chunked::index_t l : g.lengths(k)) m = std::max(m, l);
+      c.push_back(m);
+    }
+    return chunked::Shape(std::move(c));
+  }
   auto format(const chunked::ChunkedArray<T, B>& x, format_context& ctx) const {
     return fmt::formatter<std::string>::format(
-        fmt::format("ChunkedArray<{}, {}>(shape={}, chunks={}, blocks={})", chunked::dtype_name(x.dtype()),
-                    chunked::backend_traits<B>::name, x.shape(), x.chunks(), x.numblocks()),
+        fmt::format("ChunkedArray<{}, {}>(shape={}, chunksize={}, blocks={})", chunked::dtype_name(x.dtype()),
+                    chunked::backend_traits<B>::name, x.shape(), chunksize(x.chunks()), x.numblocks()),
         ctx);
   }
 };
