@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+// The kernel skeletons that generated block programs plug into: store, reduce over all axes
+// (two passes, fixed order), and reduce along some axes.
+#pragma once
+
+// For NVRTC (the generated source includes it) and nvcc. A generated program is a struct P with
+//   using result_type = ...;  static constexpr int nd = ...;  static constexpr unsigned reduced =
+//   ...; static T eval(const ProgramArgs&, const i64* i);     // the program's value at position i
+//   static i64 index(const ProgramArgs&, const i64* i);  // argmin/argmax index at i
+// Nothing here depends on thread timing: every reduction folds in an order fixed by the launch
+// shape, which the host derives from the box size alone.
+#include "chunked/backend/cuda/kernel/partials.hpp"
+
+#if defined(CHUNKED_KERNEL_RANDOM)
+#include <curand_philox4x32_x.h>
+
+#include "chunked/random/distributions.hpp"
+#endif
+
+namespace chunked::cuda::kernel {
+
+/// Threads per CUDA block of every program kernel (the block reductions assume it).
+constexpr int block_threads = block_threads_host;
+
+template <int ND> CHUNKED_KD i64 at(const Map& m, const i64* i) {
+  i64 r = m.base;
+#pragma unroll
+  for (int k = 0; k < ND; ++k)
+    r += m.coef[k] * i[k];
+  return r;
+}
+
+/// Multi-index of flat position t over the axes of `mask` (C order among them); other axes are
+/// left as they are.
+template <int ND, unsigned Mask> CHUNKED_KD void unflatten(i64 t, const i64* extent, i64* i) {
+#pragma unroll
+  for (int k = ND - 1; k >= 0; --k) {
+    if ((Mask >> k) & 1u) {
+      if (k == 0 || (Mask & ((1u << k) - 1u)) == 0) {
+        i[k] = t; // the outermost axis of the mask takes the rest: no division
+      } else {
+        const i64 e = extent[k];
+        const i64 q = t / e;
+        i[k] = t - q * e;
+        t = q;
+      }
+    }
+  }
+}
+
+template <int ND> constexpr unsigned all_axes() { return ND >= 32 ? ~0u : ((1u << ND) - 1u); }
+
+#if defined(CHUNKED_KERNEL_RANDOM)
+/// The Philox block of cuRAND's device API for counter {block, stream} and key seed.
+CHUNKED_KD random::Words4x32 philox_block(u64 seed, u64 stream, u64 block) {
+  const uint4 c = make_uint4(static_cast<unsigned>(block), static_cast<unsigned>(block >> 32),
+                             static_cast<unsigned>(stream), static_cast<unsigned>(stream >> 32));
+  const uint2 k = make_uint2(static_cast<unsigned>(seed), static_cast<unsigned>(seed >> 32));
+  const uint4 r = curand_Philox4x32_10(c, k);
+  return {r.x, r.y, r.z, r.w};
+}
+CHUNKED_KD double normal_sample(const LeafArgs& l, i64 flat) {
+  const u64 e = static_cast<u64>(flat);
+  const random::Pair<double> z =
+      random::standard_normal_pair(philox_block(l.seed, l.stream, e >> 1));
+  return random::detail::fused_mul_add(l.bf, (e & 1u) != 0 ? z.odd : z.even, l.af);
+}
+CHUNKED_KD double uniform_sample(const LeafArgs& l, i64 flat) {
+  const u64 e = static_cast<u64>(flat);
+  const random::Words4x32 w = philox_block(l.seed, l.stream, e >> 1);
+  const double u =
+      (e & 1u) != 0 ? random::unit_uniform(w.w2, w.w3) : random::unit_uniform(w.w0, w.w1);
+  return random::detail::fused_mul_add(l.bf - l.af, u, l.af);
+}
+CHUNKED_KD i64 integers_sample(const LeafArgs& l, i64 flat) {
+  const u64 e = static_cast<u64>(flat);
+  const random::Words4x32 w = philox_block(l.seed, l.stream, e >> 1);
+  const u64 word = (e & 1u) != 0 ? (static_cast<u64>(w.w2) | (static_cast<u64>(w.w3) << 32))
+                                 : (static_cast<u64>(w.w0) | (static_cast<u64>(w.w1) << 32));
+  return random::integer_in(word, l.ai, l.bi);
+}
+#endif
+
+template <class T> CHUNKED_KD T arange_value(const LeafArgs& l, i64 pos) {
+  if constexpr (is_float<T>::value)
+    return static_cast<T>(__fma_rn(static_cast<double>(pos), l.bf, l.af));
+  else
+    return cast_value<T>(wrap_add(l.ai, wrap_mul(pos, l.bi)));
+}
+
+template <class P> CHUNKED_KD void store_kernel(const ProgramArgs& a) {
+  using T = typename P::result_type;
+  constexpr int nd = P::nd > 0 ? P::nd : 1;
+  T* out = static_cast<T*>(a.out);
+  const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
+  for (i64 t = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; t < a.size; t += stride) {
+    i64 i[nd] = {};
+    unflatten<P::nd, all_axes<P::nd>()>(t, a.extent, i);
+    out[at<P::nd>(a.sink, i)] = P::eval(a, i);
+  }
+}
+
+/// Folds the block's accumulators in a fixed tree; thread 0 returns the block's state.
+template <class Acc> CHUNKED_KD Acc block_fold(Acc acc) {
+  __shared__ Acc shared[block_threads];
+  const int t = threadIdx.x;
+  shared[t] = acc;
+  __syncthreads();
+#pragma unroll
+  for (int s = block_threads / 2; s > 0; s >>= 1) {
+    if (t < s) {
+      Acc left = shared[t];
+      left.merge(shared[t + s]);
+      shared[t] = left;
+    }
+    __syncthreads();
+  }
+  return shared[0];
+}
+
+/// Pass 1 of a reduction over every axis: each CUDA block's state goes to scratch[blockIdx.x].
+template <class P, class Acc> CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a) {
+  constexpr int nd = P::nd > 0 ? P::nd : 1;
+  Acc acc = Acc::identity();
+  const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
+  for (i64 t = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; t < a.size; t += stride) {
+    i64 i[nd] = {};
+    unflatten<P::nd, all_axes<P::nd>()>(t, a.extent, i);
+    acc.add(P::eval(a, i), P::index(a, i));
+  }
+  const Acc total = block_fold(acc);
+  if (threadIdx.x == 0)
+    total.store(static_cast<i64*>(a.scratch) + blockIdx.x * Acc::words);
+}
+
+/// Pass 2: one CUDA block folds the `parts` states of pass 1 into partial entry sink.base.
+template <class Acc> CHUNKED_KD void reduce_final_kernel(const ProgramArgs& a, int parts) {
+  const i64* scratch = static_cast<const i64*>(a.scratch);
+  Acc acc = Acc::identity();
+  for (int p = threadIdx.x; p < parts; p += block_threads)
+    acc.merge(Acc::load(scratch + p * Acc::words));
+  const Acc total = block_fold(acc);
+  if (threadIdx.x == 0)
+    total.store(static_cast<i64*>(a.out) + a.sink.base * Acc::words);
+}
+
+/// A reduction along some axes: one thread per kept position folds its reduced positions in
+/// C order and writes its own entry, so no two threads touch one entry.
+template <class P, class Acc> CHUNKED_KD void reduce_axes_kernel(const ProgramArgs& a) {
+  constexpr int nd = P::nd > 0 ? P::nd : 1;
+  constexpr unsigned kept_mask = all_axes<P::nd>() & ~P::reduced;
+  constexpr unsigned reduced_mask = all_axes<P::nd>() & P::reduced;
+  const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
+  for (i64 q = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; q < a.kept; q += stride) {
+    i64 i[nd] = {};
+    unflatten<P::nd, kept_mask>(q, a.extent, i);
+    Acc acc = Acc::identity();
+    for (i64 r = 0; r < a.reduced; ++r) {
+      unflatten<P::nd, reduced_mask>(r, a.extent, i);
+      acc.add(P::eval(a, i), P::index(a, i));
+    }
+    acc.store(static_cast<i64*>(a.out) + at<P::nd>(a.sink, i) * Acc::words);
+  }
+}
+
+} // namespace chunked::cuda::kernel

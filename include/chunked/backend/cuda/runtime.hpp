@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+// CUDA runtime objects as RAII types: error checks, device selection, streams, events, device and
+// pinned buffers, and the per-device state that outlives one computation.
+#pragma once
+
+#include <chunked/core/buffer.hpp>
+#include <chunked/core/error.hpp>
+
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace chunked::cuda {
+
+/// Throws BackendError (OutOfMemory for allocation failures) naming `call`, the device and
+/// `what` (sizes, the task) when `status` is not cudaSuccess. Clears a non-sticky error first so
+/// the next call on this thread starts clean.
+void check(cudaError_t status, const char* call, int device, const std::string& what = {});
+
+/// Checks `call`, naming it in the error: CHUNKED_CUDA_TRY(cudaMemcpy(...), device, "what").
+#define CHUNKED_CUDA_TRY(call, device, what) ::chunked::cuda::check((call), #call, (device), (what))
+
+/// Makes `device` current for this thread and restores the previous device on destruction.
+class DeviceGuard {
+public:
+  explicit DeviceGuard(int device);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+private:
+  int previous_ = -1;
+  int device_;
+};
+
+/// A non-blocking stream on one device.
+class Stream {
+public:
+  explicit Stream(int device);
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return stream_; }
+  int device() const { return device_; }
+  /// Waits for all work queued so far; throws on a failed kernel or copy.
+  void synchronize(const std::string& what = {}) const;
+
+private:
+  cudaStream_t stream_ = nullptr;
+  int device_;
+};
+
+/// An event for ordering streams (timing disabled unless asked for).
+class Event {
+public:
+  explicit Event(int device, bool timing = false);
+  ~Event();
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  void record(const Stream& stream);
+  void synchronize() const;
+  cudaEvent_t get() const { return event_; }
+  /// Milliseconds from `start` to this event (both recorded with timing).
+  float elapsed_since(const Event& start) const;
+
+private:
+  cudaEvent_t event_ = nullptr;
+  int device_;
+};
+
+/// Bytes one computation may hold on one device; shared by the buffers charged to it, so a
+/// buffer that outlives the computation (persist) still returns its bytes on destruction.
+struct MemoryBudget {
+  std::size_t limit = 0;
+  std::atomic<std::size_t> used{0};
+};
+
+/// Per-device state that lives as long as the process: a stream-ordered memory pool and the
+/// stream that every allocation and free of this backend is ordered on. Never destroyed: CUDA
+/// objects must not be released after the driver has shut down at exit.
+struct DeviceState {
+  int device = 0;
+  cudaMemPool_t pool = nullptr;
+  Stream* stream = nullptr;
+  int cc_major = 0, cc_minor = 0;
+};
+
+/// The process-wide state of `device`, created on first use.
+DeviceState& device_state(int device);
+
+/// Device memory from the device's pool, freed in order on the device's stream. A Buffer in
+/// MemorySpace{device, d}: data() is a device pointer.
+class DeviceBuffer final : public Buffer {
+public:
+  /// Allocates `bytes` (ordered on the device's stream), charged to `budget`; OutOfMemory when the
+  /// budget or the device has no room.
+  DeviceBuffer(int device, std::size_t bytes, std::shared_ptr<MemoryBudget> budget);
+  ~DeviceBuffer() override;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+private:
+  std::shared_ptr<MemoryBudget> budget_;
+};
+
+/// Page-locked host memory, so copies to and from devices run at full speed and asynchronously.
+class PinnedBuffer final : public Buffer {
+public:
+  explicit PinnedBuffer(std::size_t bytes);
+  ~PinnedBuffer() override;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+};
+
+} // namespace chunked::cuda

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: Apache-2.0
+// Code generation for block programs: one struct per program plugged into the kernel skeletons.
+#include <chunked/backend/cuda/codegen.hpp>
+#include <chunked/core/error.hpp>
+#include <chunked/plan/partial.hpp>
+
+#include <fmt/format.h>
+
+#include <iterator>
+
+namespace chunked::cuda {
+
+using plan::BlockProgram;
+using plan::LeafKind;
+using plan::OpCode;
+using plan::ReduceOp;
+
+namespace {
+
+const char* c_type(DType t) {
+  switch (t) {
+  case DType::bool_:
+    return "bool";
+  case DType::int32:
+    return "int";
+  case DType::int64:
+    return "long long";
+  case DType::float32:
+    return "float";
+  case DType::float64:
+    return "double";
+  }
+  throw ValueError("cuda codegen: unknown dtype tag");
+}
+
+const char* op_function(OpCode op) {
+  switch (op) {
+  case OpCode::neg:
+    return "op_neg";
+  case OpCode::abs:
+    return "op_abs";
+  case OpCode::sqrt:
+    return "op_sqrt";
+  case OpCode::exp:
+    return "op_exp";
+  case OpCode::log:
+    return "op_log";
+  case OpCode::log1p:
+    return "op_log1p";
+  case OpCode::expm1:
+    return "op_expm1";
+  case OpCode::sin:
+    return "op_sin";
+  case OpCode::cos:
+    return "op_cos";
+  case OpCode::tan:
+    return "op_tan";
+  case OpCode::tanh:
+    return "op_tanh";
+  case OpCode::isnan:
+    return "op_isnan";
+  case OpCode::isfinite:
+    return "op_isfinite";
+  case OpCode::bit_not:
+    return "op_bit_not";
+  case OpCode::add:
+    return "op_add";
+  case OpCode::sub:
+    return "op_sub";
+  case OpCode::mul:
+    return "op_mul";
+  case OpCode::div:
+    return "op_div";
+  case OpCode::mod:
+    return "op_mod";
+  case OpCode::pow:
+    return "op_pow";
+  case OpCode::minimum:
+    return "op_minimum";
+  case OpCode::maximum:
+    return "op_maximum";
+  case OpCode::bit_and:
+    return "op_bit_and";
+  case OpCode::bit_or:
+    return "op_bit_or";
+  case OpCode::bit_xor:
+    return "op_bit_xor";
+  default:
+    return nullptr;
+  }
+}
+
+const char* comparison(OpCode op) {
+  switch (op) {
+  case OpCode::eq:
+    return "==";
+  case OpCode::ne:
+    return "!=";
+  case OpCode::lt:
+    return "<";
+  case OpCode::le:
+    return "<=";
+  case OpCode::gt:
+    return ">";
+  case OpCode::ge:
+    return ">=";
+  default:
+    return nullptr;
+  }
+}
+
+/// The accumulator type of plan/partial.hpp's layout for `op` over `input` values.
+std::string accumulator(ReduceOp op, DType input) {
+  const char* v = is_floating(input) ? "double" : "long long";
+  switch (op) {
+  case ReduceOp::sum:
+    return fmt::format("SumAcc<{}>", v);
+  case ReduceOp::prod:
+    return fmt::format("ProdAcc<{}>", v);
+  case ReduceOp::min:
+    return fmt::format("MinMaxAcc<{}, false>", v);
+  case ReduceOp::max:
+    return fmt::format("MinMaxAcc<{}, true>", v);
+  case ReduceOp::any:
+    return "AnyAllAcc<false>";
+  case ReduceOp::all:
+    return "AnyAllAcc<true>";
+  case ReduceOp::mean:
+    return "SumAcc<double>";
+  case ReduceOp::var:
+  case ReduceOp::std:
+    return "MomentsAcc";
+  case ReduceOp::argmin:
+    return fmt::format("ArgAcc<{}, false>", v);
+  case ReduceOp::argmax:
+    return fmt::format("ArgAcc<{}, true>", v);
+  }
+  throw ValueError("cuda codegen: unknown reduce op");
+}
+
+void check_program(const BlockProgram& p) {
+  if (p.ndim < 0 || p.ndim > kernel::args_max_ndim)
+    throw ValueError(
+        fmt::format("cuda codegen: rank {} is outside [0, {}]", p.ndim, kernel::args_max_ndim));
+  if (p.leaves.empty() || p.leaves.size() > static_cast<std::size_t>(kernel::args_max_leaves))
+    throw ValueError(fmt::format("cuda codegen: {} leaves; expected 1 to {}", p.leaves.size(),
+                                 kernel::args_max_leaves));
+}
+
+} // namespace
+
+std::string generate_source(const BlockProgram& p) {
+  check_program(p);
+  bool random = false;
+  for (const auto& leaf : p.leaves)
+    random = random || leaf.kind == LeafKind::normal || leaf.kind == LeafKind::uniform ||
+             leaf.kind == LeafKind::integers;
+  const DType result = p.result_dtype();
+  const bool reduce = p.sink.kind == plan::Sink::Kind::reduce;
+  const bool arg = reduce && (p.sink.op == ReduceOp::argmin || p.sink.op == ReduceOp::argmax);
+
+  std::string s;
+  auto out = std::back_inserter(s);
+  fmt::format_to(out, "// {}\n", p.structure_key());
+  if (random)
+    s += "#define CHUNKED_KERNEL_RANDOM 1\n";
+  s += "#include <chunked/backend/cuda/kernel/program.hpp>\n"
+       "using namespace chunked::cuda::kernel;\n"
+       "namespace {\nstruct P {\n";
+  fmt::format_to(out, "  using result_type = {};\n  static constexpr int nd = {};\n",
+                 c_type(result), p.ndim);
+  fmt::format_to(out, "  static constexpr unsigned reduced = 0x{:x}u;\n",
+                 reduce ? p.sink.reduced_axes : 0u);
+  fmt::format_to(out,
+                 "  static CHUNKED_KD i64 index(const ProgramArgs& a, const i64* i) {{ {} }}\n",
+                 arg ? "return at<nd>(a.index, i);" : "(void)a; (void)i; return 0;");
+  s += "  static CHUNKED_KD result_type eval(const ProgramArgs& a, const i64* i) {\n";
+
+  const int nl = static_cast<int>(p.leaves.size());
+  for (int l = 0; l < nl; ++l) {
+    const auto& leaf = p.leaves[l];
+    const char* t = c_type(leaf.dtype);
+    const std::string m = fmt::format("at<nd>(a.leaf[{}].map, i)", l);
+    std::string value;
+    switch (leaf.kind) {
+    case LeafKind::constant:
+      value =
+          fmt::format("cast_value<{}>(a.leaf[{}].{})", t, l, is_floating(leaf.dtype) ? "af" : "ai");
+      break;
+    case LeafKind::stored:
+      if (leaf.input < 0)
+        throw ValueError("cuda codegen: stored leaf without an input");
+      value = fmt::format("static_cast<const {}*>(a.leaf[{}].data)[{}]", t, l, m);
+      break;
+    case LeafKind::arange:
+      value = fmt::format("arange_value<{}>(a.leaf[{}], {})", t, l, m);
+      break;
+    case LeafKind::normal:
+      value = fmt::format("cast_value<{}>(normal_sample(a.leaf[{}], {}))", t, l, m);
+      break;
+    case LeafKind::uniform:
+      value = fmt::format("cast_value<{}>(uniform_sample(a.leaf[{}], {}))", t, l, m);
+      break;
+    case LeafKind::integers:
+      value = fmt::format("cast_value<{}>(integers_sample(a.leaf[{}], {}))", t, l, m);
+      break;
+    }
+    fmt::format_to(out, "    const {} v{} = {};\n", t, l, value);
+  }
+  for (std::size_t j = 0; j < p.instrs.size(); ++j) {
+    const auto& in = p.instrs[j];
+    const int self = nl + static_cast<int>(j);
+    const int arity = plan::opcode_arity(in.op);
+    for (int k = 0; k < arity; ++k)
+      if (in.args[k] < 0 || in.args[k] >= self)
+        throw ValueError(fmt::format("cuda codegen: instruction {} reads an undefined value", j));
+    const char* r = c_type(in.dtype);
+    const DType operand = p.value_dtype(in.args[arity == 3 ? 1 : 0]);
+    std::string value;
+    if (in.op == OpCode::cast) {
+      value = fmt::format("cast_value<{}>(v{})", r, in.args[0]);
+    } else if (in.op == OpCode::where) {
+      value = fmt::format("v{} ? v{} : v{}", in.args[0], in.args[1], in.args[2]);
+    } else if (const char* c = comparison(in.op)) {
+      value = fmt::format("v{} {} v{}", in.args[0], c, in.args[1]);
+    } else if (const char* f = op_function(in.op)) {
+      value = arity == 1
+                  ? fmt::format("{}<{}>(v{})", f, c_type(operand), in.args[0])
+                  : fmt::format("{}<{}>(v{}, v{})", f, c_type(operand), in.args[0], in.args[1]);
+    } else {
+      throw ValueError(fmt::format("cuda codegen: unknown opcode {}", static_cast<int>(in.op)));
+    }
+    fmt::format_to(out, "    const {} v{} = {};\n", r, self, value);
+  }
+  fmt::format_to(out, "    return v{};\n  }}\n}};\n}} // namespace\n", p.num_values() - 1);
+
+  if (!reduce) {
+    fmt::format_to(out,
+                   "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
+                   "const __grid_constant__ ProgramArgs a) {{ store_kernel<P>(a); }}\n",
+                   kernel_store);
+    return s;
+  }
+  const std::string acc = accumulator(p.sink.op, result);
+  fmt::format_to(out, "using Acc = {};\n", acc);
+  fmt::format_to(out,
+                 "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
+                 "const __grid_constant__ ProgramArgs a) {{ reduce_all_kernel<P, Acc>(a); }}\n",
+                 kernel_reduce_all);
+  fmt::format_to(out,
+                 "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
+                 "const __grid_constant__ ProgramArgs a, int parts) {{ "
+                 "reduce_final_kernel<Acc>(a, parts); }}\n",
+                 kernel_reduce_final);
+  fmt::format_to(out,
+                 "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
+                 "const __grid_constant__ ProgramArgs a) {{ reduce_axes_kernel<P, Acc>(a); }}\n",
+                 kernel_reduce_axes);
+  return s;
+}
+
+kernel::ProgramArgs make_args(const BlockProgram& p, const void* const* inputs, void* out,
+                              void* scratch) {
+  check_program(p);
+  kernel::ProgramArgs a{};
+  auto copy_map = [&](const plan::AffineMap& m, kernel::Map& k) {
+    k.base = m.base;
+    for (int d = 0; d < kernel::args_max_ndim; ++d)
+      k.coef[d] = d < p.ndim ? m.coef[d] : 0;
+  };
+  a.size = 1;
+  a.kept = 1;
+  a.reduced = 1;
+  const bool reduce = p.sink.kind == plan::Sink::Kind::reduce;
+  for (int d = 0; d < p.ndim; ++d) {
+    a.extent[d] = p.extent[d];
+    a.size *= p.extent[d];
+    if (reduce && ((p.sink.reduced_axes >> d) & 1u))
+      a.reduced *= p.extent[d];
+    else
+      a.kept *= p.extent[d];
+  }
+  copy_map(p.sink.map, a.sink);
+  copy_map(p.sink.index_map, a.index);
+  a.out = out;
+  a.scratch = scratch;
+  for (std::size_t l = 0; l < p.leaves.size(); ++l) {
+    const auto& leaf = p.leaves[l];
+    auto& k = a.leaf[l];
+    copy_map(leaf.map, k.map);
+    k.af = leaf.a.f;
+    k.bf = leaf.b.f;
+    k.ai = leaf.a.i;
+    k.bi = leaf.b.i;
+    k.seed = leaf.seed;
+    k.stream = leaf.stream;
+    k.data = leaf.kind == LeafKind::stored ? inputs[leaf.input] : nullptr;
+  }
+  return a;
+}
+
+} // namespace chunked::cuda

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: Apache-2.0
+// NVRTC compilation, the module caches, and driver-API launches (reached through the runtime's
+// entry-point query, so the library needs no link-time dependency on libcuda).
+#include <chunked/backend/cuda/compiler.hpp>
+#include <chunked/config.hpp>
+
+#include <fmt/format.h>
+#include <nvrtc.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <unistd.h>
+#include <vector>
+
+#if __has_include("chunked_embedded_cuda_kernel_headers.hpp")
+#include "chunked_embedded_cuda_kernel_headers.hpp"
+#define CHUNKED_HAVE_EMBEDDED_KERNEL_HEADERS 1
+#else
+#define CHUNKED_HAVE_EMBEDDED_KERNEL_HEADERS 0
+#endif
+
+namespace chunked::cuda {
+
+namespace {
+
+// ---- Driver entry points -------------------------------------------------------------------
+
+struct Driver {
+  CUresult (*module_load_data)(CUmodule*, const void*) = nullptr;
+  CUresult (*module_get_function)(CUfunction*, CUmodule, const char*) = nullptr;
+  CUresult (*launch_kernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                            unsigned, CUstream, void**, void**) = nullptr;
+  CUresult (*get_error_name)(CUresult, const char**) = nullptr;
+};
+
+template <class F> void entry_point(const char* name, F& out) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  check(cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &found),
+        "cudaGetDriverEntryPointByVersion", -1, name);
+  if (found != cudaDriverEntryPointSuccess || !p)
+    throw BackendError(fmt::format("Cuda backend: the driver has no entry point {}", name));
+  out = reinterpret_cast<F>(p);
+}
+
+const Driver& driver() {
+  static const Driver d = [] {
+    Driver r;
+    entry_point("cuModuleLoadData", r.module_load_data);
+    entry_point("cuModuleGetFunction", r.module_get_function);
+    entry_point("cuLaunchKernel", r.launch_kernel);
+    entry_point("cuGetErrorName", r.get_error_name);
+    return r;
+  }();
+  return d;
+}
+
+void check_driver(CUresult status, const char* call, int device, const std::string& what) {
+  if (status == CUDA_SUCCESS)
+    return;
+  const char* name = nullptr;
+  if (driver().get_error_name)
+    driver().get_error_name(status, &name);
+  const std::string message = fmt::format("Cuda backend: {} failed on device {} {}: {}", call,
+                                          device, what, name ? name : "unknown error");
+  if (status == CUDA_ERROR_OUT_OF_MEMORY)
+    throw OutOfMemory(message);
+  throw BackendError(message);
+}
+
+// ---- Headers the generated source includes -------------------------------------------------
+
+/// The include folder of chunked's own headers for NVRTC when they are not embedded:
+/// $CHUNKED_INCLUDE_DIR, else the source tree this file was compiled from.
+std::string include_root() {
+  if (const char* env = std::getenv("CHUNKED_INCLUDE_DIR"))
+    return env;
+  const std::string file = __FILE__;
+  return file.substr(0, file.rfind("src/backend/cuda/")) + "include";
+}
+
+/// Text of every header the kernels may include, for the cache key (a changed header must not
+/// load a stale module).
+const std::string& headers_fingerprint() {
+  static const std::string text = [] {
+    std::string all;
+#if CHUNKED_HAVE_EMBEDDED_KERNEL_HEADERS
+    all = chunked_embedded_cuda_kernel_headers;
+#else
+    for (const char* name :
+         {"chunked/core/host_device.hpp", "chunked/random/philox.hpp",
+          "chunked/random/distributions.hpp", "chunked/random/cuda_math.hpp",
+          "chunked/backend/cuda/kernel/args.hpp", "chunked/backend/cuda/kernel/elementwise.hpp",
+          "chunked/backend/cuda/kernel/partials.hpp", "chunked/backend/cuda/kernel/program.hpp"}) {
+      std::ifstream in(include_root() + "/" + name, std::ios::binary);
+      std::ostringstream ss;
+      ss << in.rdbuf();
+      all += ss.str();
+    }
+#endif
+    return all;
+  }();
+  return text;
+}
+
+std::uint64_t fnv1a(const std::string& s, std::uint64_t h) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+std::string nvrtc_version() {
+  int major = 0, minor = 0;
+  nvrtcVersion(&major, &minor);
+  return fmt::format("{}.{}", major, minor);
+}
+
+struct Image {
+  std::vector<char> data;
+};
+
+Image compile(const std::string& key, const std::string& source, const std::string& arch) {
+  nvrtcProgram prog = nullptr;
+#if CHUNKED_HAVE_EMBEDDED_KERNEL_HEADERS
+  const nvrtcResult created = nvrtcCreateProgram(
+      &prog, source.c_str(), "chunked_program.cu",
+      static_cast<int>(chunked_embedded_cuda_kernel_headers_count),
+      chunked_embedded_cuda_kernel_headers_contents, chunked_embedded_cuda_kernel_headers_names);
+#else
+  const nvrtcResult created =
+      nvrtcCreateProgram(&prog, source.c_str(), "chunked_program.cu", 0, nullptr, nullptr);
+#endif
+  if (created != NVRTC_SUCCESS)
+    throw BackendError(
+        fmt::format("Cuda backend: nvrtcCreateProgram failed: {}", nvrtcGetErrorString(created)));
+  std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> owner(
+      &prog, [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
+  const std::string arch_option = "--gpu-architecture=" + arch;
+  const std::string own = "-I" + include_root();
+  const std::string cuda_inc = std::string("-I") + CHUNKED_CUDA_INCLUDE_DIR;
+  const std::string cccl_inc = std::string("-I") + CHUNKED_CUDA_CCCL_INCLUDE_DIR;
+  // --fmad=false: the CPU backend never contracts a * b + c, and results must agree.
+  std::vector<const char*> options = {arch_option.c_str(), "-std=c++17", "--fmad=false",
+                                      "-default-device",   own.c_str(),  cuda_inc.c_str()};
+  if (CHUNKED_CUDA_CCCL_INCLUDE_DIR[0] != '\0')
+    options.push_back(cccl_inc.c_str());
+  const nvrtcResult compiled =
+      nvrtcCompileProgram(prog, static_cast<int>(options.size()), options.data());
+  if (compiled != NVRTC_SUCCESS) {
+    std::size_t log_size = 0;
+    nvrtcGetProgramLogSize(prog, &log_size);
+    std::string log(log_size, '\0');
+    nvrtcGetProgramLog(prog, log.data());
+    throw BackendError(fmt::format("Cuda backend: NVRTC could not compile the kernel of program "
+                                   "{} for {}: {}\n{}\n--- source ---\n{}",
+                                   key, arch, nvrtcGetErrorString(compiled), log, source));
+  }
+  Image image;
+  std::size_t size = 0;
+  if (nvrtcGetCUBINSize(prog, &size) != NVRTC_SUCCESS || size == 0)
+    throw BackendError("Cuda backend: nvrtcGetCUBINSize failed for " + arch);
+  image.data.resize(size);
+  if (nvrtcGetCUBIN(prog, image.data.data()) != NVRTC_SUCCESS)
+    throw BackendError("Cuda backend: nvrtcGetCUBIN failed for " + arch);
+  return image;
+}
+
+bool read_file(const std::filesystem::path& path, Image& image) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  image.data.assign(std::istreambuf_iterator<char>(in), {});
+  return !image.data.empty();
+}
+
+void write_file(const std::filesystem::path& path, const Image& image) {
+  // A cache that cannot be written only costs a recompilation later: errors are ignored, and the
+  // rename makes a concurrent reader see either nothing or the whole file.
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  const auto temp = path.string() + fmt::format(".tmp{}", static_cast<long>(::getpid()));
+  {
+    std::ofstream out(temp, std::ios::binary);
+    if (!out)
+      return;
+    out.write(image.data.data(), static_cast<std::streamsize>(image.data.size()));
+    if (!out)
+      return;
+  }
+  std::filesystem::rename(temp, path, ec);
+  if (ec)
+    std::filesystem::remove(temp, ec);
+}
+
+} // namespace
+
+std::string kernel_cache_dir() {
+  if (const char* dir = std::getenv("CHUNKED_CACHE_DIR"))
+    return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::string(xdg) + "/chunked";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.cache/chunked";
+  return {};
+}
+
+CUfunction Module::function(const char* name) const {
+  CUfunction f = nullptr;
+  check_driver(driver().module_get_function(&f, module_, name), "cuModuleGetFunction", device_,
+               name);
+  return f;
+}
+
+const Module& get_module(int device, const std::string& key, const std::string& source) {
+  static std::mutex mutex;
+  static std::map<std::string, Image> images;                                    // by arch + source
+  static std::map<std::pair<int, std::string>, std::unique_ptr<Module>> modules; // by device
+
+  DeviceState& state = device_state(device);
+  const std::string arch = fmt::format("sm_{}{}", state.cc_major, state.cc_minor);
+  const std::string image_key = arch + "\n" + source;
+  // One lock around compilation too: two workers asking for the same new kernel compile it once.
+  std::lock_guard lock(mutex);
+  if (auto it = modules.find({device, image_key}); it != modules.end())
+    return *it->second;
+
+  auto image_it = images.find(image_key);
+  if (image_it == images.end()) {
+    const std::string version = nvrtc_version();
+    const std::uint64_t h1 =
+        fnv1a(headers_fingerprint(), fnv1a(image_key + version, 0xcbf29ce484222325ull));
+    const std::uint64_t h2 =
+        fnv1a(image_key + version + headers_fingerprint(), 0x84222325cbf29ce4ull);
+    const std::string dir = kernel_cache_dir();
+    const std::filesystem::path path =
+        dir.empty() ? std::filesystem::path()
+                    : std::filesystem::path(dir) / fmt::format("{:016x}{:016x}.cubin", h1, h2);
+    Image image;
+    if (path.empty() || !read_file(path, image)) {
+      image = compile(key, source, arch);
+      if (!path.empty())
+        write_file(path, image);
+    }
+    image_it = images.emplace(image_key, std::move(image)).first;
+  }
+  DeviceGuard guard(device);
+  CHUNKED_CUDA_TRY(cudaFree(nullptr), device, "(making the primary context current)");
+  CUmodule module = nullptr;
+  check_driver(driver().module_load_data(&module, image_it->second.data.data()), "cuModuleLoadData",
+               device, key);
+  auto& slot = modules[{device, image_key}];
+  slot = std::make_unique<Module>(module, device);
+  return *slot;
+}
+
+void launch(CUfunction function, unsigned grid, unsigned block, void** args, const Stream& stream,
+            const char* what) {
+  check_driver(
+      driver().launch_kernel(function, grid, 1, 1, block, 1, 1, 0, stream.get(), args, nullptr),
+      "cuLaunchKernel", stream.device(), fmt::format("({}, grid {} x {})", what, grid, block));
+}
+
+} // namespace chunked::cuda

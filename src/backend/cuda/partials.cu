@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+// Precompiled kernels for reduction partial states: identities, combining, finalizing.
+#include <chunked/backend/cuda/kernel/partials.hpp>
+#include <chunked/backend/cuda/partials.hpp>
+
+#include <string>
+
+namespace chunked::cuda {
+
+namespace {
+
+using kernel::i64;
+using plan::ReduceOp;
+
+template <class Acc> __global__ void init_kernel(i64* words, i64 n) {
+  for (i64 p = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; p < n;
+       p += static_cast<i64>(gridDim.x) * blockDim.x)
+    Acc::identity().store(words + p * Acc::words);
+}
+
+template <class Acc> __global__ void combine_kernel(const i64* a, const i64* b, i64* out, i64 n) {
+  for (i64 p = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; p < n;
+       p += static_cast<i64>(gridDim.x) * blockDim.x) {
+    Acc left = Acc::load(a + p * Acc::words);
+    left.merge(Acc::load(b + p * Acc::words));
+    left.store(out + p * Acc::words);
+  }
+}
+
+// Finalize, as cpu::finalize_partials: Kind 0 casts the single word, 1 is mean, 2 var, 3 std,
+// 4 the argmin/argmax index.
+template <int Kind, bool Floating, class T>
+__global__ void finalize_kernel(const i64* s, i64 n, i64 count, i64 ddof, T* out) {
+  for (i64 p = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; p < n;
+       p += static_cast<i64>(gridDim.x) * blockDim.x) {
+    if constexpr (Kind == 0) {
+      out[p] =
+          Floating ? kernel::cast_value<T>(kernel::word_f(s + p)) : kernel::cast_value<T>(s[p]);
+    } else if constexpr (Kind == 1) {
+      out[p] = static_cast<T>(kernel::word_f(s + p) / static_cast<double>(count));
+    } else if constexpr (Kind == 2 || Kind == 3) {
+      const double c = kernel::word_f(s + 3 * p) - static_cast<double>(ddof);
+      const double dof = c > 0.0 ? c : 0.0;
+      const double var = kernel::word_f(s + 3 * p + 2) / dof;
+      out[p] = static_cast<T>(Kind == 3 ? ::sqrt(var) : var);
+    } else {
+      out[p] = kernel::cast_value<T>(s[2 * p + 1]);
+    }
+  }
+}
+
+unsigned grid_for(index_t n) {
+  const index_t blocks = (n + 255) / 256;
+  return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > 4096 ? 4096 : blocks));
+}
+
+/// Calls f(Acc{}) with the accumulator of `op` over `input` values.
+template <class F> void with_accumulator(ReduceOp op, DType input, F&& f) {
+  const bool fl = is_floating(input);
+  using kernel::AnyAllAcc;
+  using kernel::ArgAcc;
+  using kernel::MinMaxAcc;
+  using kernel::MomentsAcc;
+  using kernel::ProdAcc;
+  using kernel::SumAcc;
+  switch (op) {
+  case ReduceOp::sum:
+    return fl ? f(SumAcc<double>{}) : f(SumAcc<i64>{});
+  case ReduceOp::prod:
+    return fl ? f(ProdAcc<double>{}) : f(ProdAcc<i64>{});
+  case ReduceOp::min:
+    return fl ? f(MinMaxAcc<double, false>{}) : f(MinMaxAcc<i64, false>{});
+  case ReduceOp::max:
+    return fl ? f(MinMaxAcc<double, true>{}) : f(MinMaxAcc<i64, true>{});
+  case ReduceOp::any:
+    return f(AnyAllAcc<false>{});
+  case ReduceOp::all:
+    return f(AnyAllAcc<true>{});
+  case ReduceOp::mean:
+    return f(SumAcc<double>{});
+  case ReduceOp::var:
+  case ReduceOp::std:
+    return f(MomentsAcc{});
+  case ReduceOp::argmin:
+    return fl ? f(ArgAcc<double, false>{}) : f(ArgAcc<i64, false>{});
+  case ReduceOp::argmax:
+    return fl ? f(ArgAcc<double, true>{}) : f(ArgAcc<i64, true>{});
+  }
+  throw ValueError("Cuda backend: unknown reduce op " + std::to_string(static_cast<int>(op)));
+}
+
+void check_launch(const Stream& stream, const char* what, index_t n) {
+  check(cudaGetLastError(), what, stream.device(), "(" + std::to_string(n) + " entries)");
+}
+
+} // namespace
+
+void init_partials(ReduceOp op, DType input, void* words, index_t n, const Stream& stream) {
+  if (n <= 0)
+    return;
+  with_accumulator(op, input, [&](auto acc) {
+    using Acc = decltype(acc);
+    init_kernel<Acc><<<grid_for(n), 256, 0, stream.get()>>>(static_cast<i64*>(words), n);
+  });
+  check_launch(stream, "init_partials kernel launch", n);
+}
+
+void combine_partials(ReduceOp op, DType input, const void* a, const void* b, void* out, index_t n,
+                      const Stream& stream) {
+  if (n <= 0)
+    return;
+  with_accumulator(op, input, [&](auto acc) {
+    using Acc = decltype(acc);
+    combine_kernel<Acc><<<grid_for(n), 256, 0, stream.get()>>>(
+        static_cast<const i64*>(a), static_cast<const i64*>(b), static_cast<i64*>(out), n);
+  });
+  check_launch(stream, "combine_partials kernel launch", n);
+}
+
+void finalize_partials(ReduceOp op, DType input, const void* partials, index_t n, index_t count,
+                       index_t ddof, void* out, const Stream& stream) {
+  if (n <= 0)
+    return;
+  const bool fl = plan::partial_layout(op, input).floating;
+  const auto* s = static_cast<const i64*>(partials);
+  visit_dtype(plan::reduce_result_dtype(op, input), [&](auto tag) {
+    using T = decltype(tag);
+    T* o = static_cast<T*>(out);
+    const unsigned g = grid_for(n);
+    cudaStream_t st = stream.get();
+    switch (op) {
+    case ReduceOp::mean:
+      finalize_kernel<1, true, T><<<g, 256, 0, st>>>(s, n, count, ddof, o);
+      break;
+    case ReduceOp::var:
+      finalize_kernel<2, true, T><<<g, 256, 0, st>>>(s, n, count, ddof, o);
+      break;
+    case ReduceOp::std:
+      finalize_kernel<3, true, T><<<g, 256, 0, st>>>(s, n, count, ddof, o);
+      break;
+    case ReduceOp::argmin:
+    case ReduceOp::argmax:
+      finalize_kernel<4, false, T><<<g, 256, 0, st>>>(s, n, count, ddof, o);
+      break;
+    default:
+      if (fl)
+        finalize_kernel<0, true, T><<<g, 256, 0, st>>>(s, n, count, ddof, o);
+      else
+        finalize_kernel<0, false, T><<<g, 256, 0, st>>>(s, n, count, ddof, o);
+    }
+  });
+  check_launch(stream, "finalize_partials kernel launch", n);
+}
+
+} // namespace chunked::cuda

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+// CUDA runtime objects: checked calls, streams, events, pools and buffers.
+#include <chunked/backend/cuda/runtime.hpp>
+
+#include <fmt/format.h>
+
+#include <array>
+#include <mutex>
+
+namespace chunked::cuda {
+
+void check(cudaError_t status, const char* call, int device, const std::string& what) {
+  if (status == cudaSuccess)
+    return;
+  cudaGetLastError(); // a non-sticky error would otherwise be reported again by a later call
+  const std::string message = fmt::format("Cuda backend: {} failed on device {}{}{}: {} ({})", call,
+                                          device, what.empty() ? "" : " ", what,
+                                          cudaGetErrorName(status), cudaGetErrorString(status));
+  if (status == cudaErrorMemoryAllocation)
+    throw OutOfMemory(message);
+  throw BackendError(message);
+}
+
+DeviceGuard::DeviceGuard(int device) : device_(device) {
+  CHUNKED_CUDA_TRY(cudaGetDevice(&previous_), device, "");
+  if (previous_ != device)
+    CHUNKED_CUDA_TRY(cudaSetDevice(device), device, "");
+}
+
+DeviceGuard::~DeviceGuard() {
+  if (previous_ >= 0 && previous_ != device_)
+    cudaSetDevice(previous_);
+}
+
+Stream::Stream(int device) : device_(device) {
+  DeviceGuard guard(device);
+  CHUNKED_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), device, "");
+}
+
+Stream::~Stream() {
+  if (stream_)
+    cudaStreamDestroy(stream_);
+}
+
+void Stream::synchronize(const std::string& what) const {
+  CHUNKED_CUDA_TRY(cudaStreamSynchronize(stream_), device_, what);
+}
+
+Event::Event(int device, bool timing) : device_(device) {
+  DeviceGuard guard(device);
+  CHUNKED_CUDA_TRY(
+      cudaEventCreateWithFlags(&event_, timing ? cudaEventDefault : cudaEventDisableTiming), device,
+      "");
+}
+
+Event::~Event() {
+  if (event_)
+    cudaEventDestroy(event_);
+}
+
+void Event::record(const Stream& stream) {
+  CHUNKED_CUDA_TRY(cudaEventRecord(event_, stream.get()), device_, "");
+}
+
+void Event::synchronize() const { CHUNKED_CUDA_TRY(cudaEventSynchronize(event_), device_, ""); }
+
+float Event::elapsed_since(const Event& start) const {
+  float ms = 0;
+  CHUNKED_CUDA_TRY(cudaEventElapsedTime(&ms, start.event_, event_), device_, "");
+  return ms;
+}
+
+DeviceState& device_state(int device) {
+  static std::mutex mutex;
+  static std::array<DeviceState*, 64> states{};
+  if (device < 0 || device >= static_cast<int>(states.size()))
+    throw BackendError(fmt::format("Cuda backend: device {} is out of range", device));
+  std::lock_guard lock(mutex);
+  if (DeviceState* s = states[device])
+    return *s;
+  auto state = std::make_unique<DeviceState>();
+  state->device = device;
+  DeviceGuard guard(device);
+  CHUNKED_CUDA_TRY(
+      cudaDeviceGetAttribute(&state->cc_major, cudaDevAttrComputeCapabilityMajor, device), device,
+      "");
+  CHUNKED_CUDA_TRY(
+      cudaDeviceGetAttribute(&state->cc_minor, cudaDevAttrComputeCapabilityMinor, device), device,
+      "");
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  CHUNKED_CUDA_TRY(cudaMemPoolCreate(&state->pool, &props), device, "");
+  // Keep freed memory in the pool between tasks: the budget, not the pool, bounds what is held.
+  std::uint64_t threshold = ~std::uint64_t{0};
+  CHUNKED_CUDA_TRY(
+      cudaMemPoolSetAttribute(state->pool, cudaMemPoolAttrReleaseThreshold, &threshold), device,
+      "");
+  state->stream = new Stream(device);
+  states[device] = state.release();
+  return *states[device];
+}
+
+namespace {
+void* allocate_device(int device, std::size_t bytes, MemoryBudget& budget) {
+  const std::size_t before = budget.used.fetch_add(bytes);
+  if (budget.limit != 0 && before + bytes > budget.limit) {
+    budget.used.fetch_sub(bytes);
+    throw OutOfMemory(fmt::format("Cuda backend: allocating {} bytes on device {} would exceed the "
+                                  "device memory limit of {} bytes ({} in use); raise "
+                                  "ComputeOptions::device_memory_limit or use smaller chunks",
+                                  bytes, device, budget.limit, before));
+  }
+  DeviceState& state = device_state(device);
+  DeviceGuard guard(device);
+  void* p = nullptr;
+  const cudaError_t status =
+      cudaMallocFromPoolAsync(&p, bytes == 0 ? 1 : bytes, state.pool, state.stream->get());
+  if (status != cudaSuccess) {
+    budget.used.fetch_sub(bytes);
+    check(status, "cudaMallocFromPoolAsync", device, fmt::format("({} bytes)", bytes));
+  }
+  return p;
+}
+} // namespace
+
+DeviceBuffer::DeviceBuffer(int device, std::size_t bytes, std::shared_ptr<MemoryBudget> budget)
+    : Buffer(allocate_device(device, bytes, *budget), bytes,
+             MemorySpace{MemorySpace::Kind::device, device}),
+      budget_(std::move(budget)) {}
+
+DeviceBuffer::~DeviceBuffer() {
+  const int device = space().device;
+  int previous = -1;
+  cudaGetDevice(&previous);
+  if (previous != device)
+    cudaSetDevice(device);
+  // Ordered after every task that used the buffer: they all ran on this stream.
+  cudaFreeAsync(data(), device_state(device).stream->get());
+  if (previous >= 0 && previous != device)
+    cudaSetDevice(previous);
+  budget_->used.fetch_sub(bytes());
+}
+
+namespace {
+void* allocate_pinned(std::size_t bytes) {
+  void* p = nullptr;
+  check(cudaMallocHost(&p, bytes == 0 ? 1 : bytes), "cudaMallocHost", -1,
+        fmt::format("({} bytes of pinned host memory)", bytes));
+  return p;
+}
+} // namespace
+
+PinnedBuffer::PinnedBuffer(std::size_t bytes)
+    : Buffer(allocate_pinned(bytes), bytes, MemorySpace{}) {}
+
+PinnedBuffer::~PinnedBuffer() { cudaFreeHost(data()); }
+
+} // namespace chunked::cuda
