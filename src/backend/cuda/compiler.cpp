@@ -118,6 +118,9 @@ std::uint64_t fnv1a(const std::string& s, std::uint64_t h) {
   return h;
 }
 
+struct Image;
+Image compile_image(const std::string& key, const std::string& source, const std::string& arch);
+
 std::string nvrtc_version() {
   int major = 0, minor = 0;
   nvrtcVersion(&major, &minor);
@@ -128,7 +131,16 @@ struct Image {
   std::vector<char> data;
 };
 
-Image compile(const std::string& key, const std::string& source, const std::string& arch) {
+} // namespace
+
+std::vector<char> compile_to_cubin(const std::string& key, const std::string& source,
+                                   const std::string& arch) {
+  return compile_image(key, source, arch).data;
+}
+
+namespace {
+
+Image compile_image(const std::string& key, const std::string& source, const std::string& arch) {
   nvrtcProgram prog = nullptr;
 #if CHUNKED_HAVE_EMBEDDED_KERNEL_HEADERS
   const nvrtcResult created = nvrtcCreateProgram(
@@ -246,7 +258,7 @@ const Module& get_module(int device, const std::string& key, const std::string& 
                     : std::filesystem::path(dir) / fmt::format("{:016x}{:016x}.cubin", h1, h2);
     Image image;
     if (path.empty() || !read_file(path, image)) {
-      image = compile(key, source, arch);
+      image = compile_image(key, source, arch);
       if (!path.empty())
         write_file(path, image);
     }

@@ -8,6 +8,7 @@
 #include <cuda.h>
 
 #include <string>
+#include <vector>
 
 namespace chunked::cuda {
 
@@ -29,6 +30,11 @@ private:
 /// stored in both. `key` names the source in error messages. Thread-safe. Modules stay loaded
 /// for the life of the process.
 const Module& get_module(int device, const std::string& key, const std::string& source);
+
+/// Compiles `source` with NVRTC for `arch` (e.g. "sm_90") and returns the cubin; BackendError
+/// with the compiler's log when it fails. Needs no device.
+std::vector<char> compile_to_cubin(const std::string& key, const std::string& source,
+                                   const std::string& arch);
 
 /// Launches `function` with `args` (kernel parameter pointers) on `stream`.
 void launch(CUfunction function, unsigned grid, unsigned block, void** args, const Stream& stream,

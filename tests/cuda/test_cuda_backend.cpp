@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: Apache-2.0
+// Cross-backend tests of the CUDA backend: the same programs through the public API on Cpu and
+// Cuda, plus code generation checks that need only NVRTC (no device).
+#include <chunked/backend/cuda/codegen.hpp>
+#include <chunked/backend/cuda/compiler.hpp>
+#include <chunked/chunked.hpp>
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+namespace chunked {
+namespace {
+
+#define CHUNKED_REQUIRE_GPU()                                                                      \
+  do {                                                                                             \
+    if (!cuda_available())                                                                         \
+      GTEST_SKIP() << "no CUDA device is visible (cuda_available() is false)";                     \
+  } while (0)
+
+std::uint64_t ulp_distance(double a, double b) {
+  auto ordered = [](double x) {
+    const auto bits = std::bit_cast<std::int64_t>(x);
+    return bits < 0 ? INT64_MIN - bits : bits;
+  };
+  const std::int64_t d = ordered(a) - ordered(b);
+  return d < 0 ? static_cast<std::uint64_t>(-d) : static_cast<std::uint64_t>(d);
+}
+
+template <class T> void expect_identical(const NDArray<T>& cpu, const NDArray<T>& gpu) {
+  ASSERT_EQ(cpu.shape(), gpu.shape());
+  index_t bad = 0;
+  for (index_t j = 0; j < cpu.size(); ++j) {
+    const T a = cpu.data()[j], b = gpu.data()[j];
+    const bool same = std::is_floating_point_v<T>
+                          ? (std::isnan(double(a)) && std::isnan(double(b))) || a == b
+                          : a == b;
+    if (!same && bad++ < 5)
+      ADD_FAILURE() << "element " << j << ": cpu " << a << ", cuda " << b;
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+template <class T>
+void expect_close(const NDArray<T>& cpu, const NDArray<T>& gpu, double rel, double abs_tol = 0) {
+  ASSERT_EQ(cpu.shape(), gpu.shape());
+  index_t bad = 0;
+  for (index_t j = 0; j < cpu.size(); ++j) {
+    const double a = static_cast<double>(cpu.data()[j]), b = static_cast<double>(gpu.data()[j]);
+    if (std::isnan(a) && std::isnan(b))
+      continue;
+    if (a == b)
+      continue;
+    if (!(std::fabs(a - b) <= rel * std::fabs(a) + abs_tol) && bad++ < 5)
+      ADD_FAILURE() << "element " << j << ": cpu " << a << ", cuda " << b;
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+// ---- Code generation (NVRTC only) -----------------------------------------------------------
+
+plan::BlockProgram sample_program(plan::Sink::Kind sink) {
+  using namespace plan;
+  BlockProgram p;
+  p.ndim = 2;
+  p.extent = {3, 5};
+  p.leaves = {{.kind = LeafKind::normal,
+               .dtype = DType::float64,
+               .map = {0, {5, 1}},
+               .a = {10.0, 0},
+               .b = {1.0, 0}},
+              {.kind = LeafKind::constant, .dtype = DType::float64, .a = {1.0, 0}},
+              {.kind = LeafKind::stored, .dtype = DType::int32, .map = {0, {5, 1}}, .input = 0}};
+  p.instrs = {
+      {OpCode::add, DType::float64, {0, 1, -1}},  {OpCode::cast, DType::float64, {2, -1, -1}},
+      {OpCode::mod, DType::float64, {3, 4, -1}},  {OpCode::gt, DType::bool_, {5, 1, -1}},
+      {OpCode::where, DType::float64, {6, 5, 3}}, {OpCode::tanh, DType::float64, {7, -1, -1}}};
+  p.sink.kind = sink;
+  p.sink.map = {0, {5, 1}};
+  if (sink == Sink::Kind::reduce) {
+    p.sink.op = ReduceOp::var;
+    p.sink.reduced_axes = 1u;
+    p.sink.map = {0, {0, 1}};
+    p.sink.num_partials = 5;
+  }
+  return p;
+}
+
+TEST(CudaCodegen, GeneratedKernelsCompileWithNvrtc) {
+  for (auto kind : {plan::Sink::Kind::store, plan::Sink::Kind::reduce}) {
+    const plan::BlockProgram p = sample_program(kind);
+    const std::string source = cuda::generate_source(p);
+    std::vector<char> cubin;
+    ASSERT_NO_THROW(cubin = cuda::compile_to_cubin(p.structure_key(), source, "sm_90")) << source;
+    EXPECT_GT(cubin.size(), 1000u);
+  }
+}
+
+TEST(CudaCodegen, SourceDependsOnStructureOnly) {
+  plan::BlockProgram a = sample_program(plan::Sink::Kind::store);
+  plan::BlockProgram b = a;
+  b.extent = {7, 9};
+  b.leaves[0].seed = 99;
+  b.leaves[0].map.base = 12345;
+  EXPECT_EQ(cuda::generate_source(a), cuda::generate_source(b));
+  b.instrs[5].op = plan::OpCode::sin;
+  EXPECT_NE(cuda::generate_source(a), cuda::generate_source(b));
+}
+
+// ---- Cross-backend through the public API ---------------------------------------------------
+
+TEST(CudaBackend, RandomArraysMatchCpu) {
+  CHUNKED_REQUIRE_GPU();
+  auto run = [](auto backend) {
+    using B = decltype(backend);
+    Generator rng(42);
+    auto n = rng.normal<double, B>(Shape{301, 257}, Chunks{64, 100}, 10.0, 2.0);
+    auto u = rng.uniform<double, B>(Shape{301, 257}, Chunks{100, 64}, -1.0, 3.0);
+    auto i = rng.integers<std::int64_t, B>(Shape{1001}, Chunks{333}, -7, 1000000007);
+    auto f = rng.normal<float, B>(Shape{999}, Chunks{100});
+    return std::make_tuple(n.compute(), u.compute(), i.compute(), f.compute());
+  };
+  const auto [cn, cu, ci, cf] = run(Cpu{});
+  const auto [gn, gu, gi, gf] = run(Cuda{});
+  expect_identical(cu, gu);
+  expect_identical(ci, gi);
+  std::uint64_t worst = 0;
+  for (index_t j = 0; j < cn.size(); ++j)
+    worst = std::max(worst, ulp_distance(cn.data()[j], gn.data()[j]));
+  EXPECT_LE(worst, 4u);
+  expect_close(cf, gf, 1e-6);
+}
+
+TEST(CudaBackend, ElementwiseChainsMatchCpu) {
+  CHUNKED_REQUIRE_GPU();
+  auto run = [](auto backend) {
+    using B = decltype(backend);
+    Generator rng(7);
+    auto x = rng.uniform<double, B>(Shape{97, 131}, Chunks{40, 50}, -3.0, 3.0);
+    auto y = rng.uniform<double, B>(Shape{97, 131}, Chunks{40, 50}, 0.5, 2.0);
+    auto k = rng.integers<std::int64_t, B>(Shape{97, 131}, Chunks{40, 50}, -50, 50);
+    auto m = rng.integers<std::int32_t, B>(Shape{97, 131}, Chunks{40, 50}, -9, 9);
+    auto exact = where(x > 0.0, x * 2.0 - y / 3.0, -x) + minimum(x, y) - maximum(x, -y) + abs(x) +
+                 (x % y) + clip(x, -1.0, 1.0);
+    auto ints = (k * k - k / 1) + (k % 7) + pow(m, 3).template astype<std::int64_t>() + (k & 12) +
+                (k | 3) + (k ^ 5) + ~k + (-k) + abs(k);
+    auto logic = ((x > y) & (k < 3)) | ~(m == 2) ^ isnan(x) ^ isfinite(y);
+    auto math = sqrt(y) + exp(x) + log(y) + log1p(y) + expm1(x) + sin(x) + cos(x) + tan(x) +
+                tanh(x) + pow(y, x);
+    auto f32 = (x.template astype<float>() * 1.5f + 2.0f).template astype<std::int32_t>();
+    return std::make_tuple(exact.compute(), ints.compute(), logic.compute(), math.compute(),
+                           f32.compute());
+  };
+  const auto [ce, ci, cl, cm, cf] = run(Cpu{});
+  const auto [ge, gi, gl, gm, gf] = run(Cuda{});
+  expect_identical(ce, ge);
+  expect_identical(ci, gi);
+  expect_identical(cl, gl);
+  expect_close(cm, gm, 1e-13);
+  expect_identical(cf, gf);
+}
+
+TEST(CudaBackend, NegativeStepSlicesMatchCpu) {
+  CHUNKED_REQUIRE_GPU();
+  auto run = [](auto backend) {
+    using B = decltype(backend);
+    Generator rng(3);
+    auto x = rng.normal<double, B>(Shape{50, 61, 7}, Chunks{16, 20, 3});
+    auto v = x(slice(none, none, -3), slice(50, 2, -2), slice(none, none, -1)) + 1.0;
+    auto w = x(5, slice(none, none, -1), slice(1, 6, 2));
+    return std::make_tuple(v.compute(), w.compute());
+  };
+  const auto [cv, cw] = run(Cpu{});
+  const auto [gv, gw] = run(Cuda{});
+  expect_identical(cv, gv);
+  expect_identical(cw, gw);
+}
+
+TEST(CudaBackend, ReductionsMatchCpu) {
+  CHUNKED_REQUIRE_GPU();
+  auto run = [](auto backend) {
+    using B = decltype(backend);
+    Generator rng(11);
+    auto x = rng.normal<double, B>(Shape{70, 33, 9}, Chunks{25, 10, 4});
+    auto k = rng.integers<std::int64_t, B>(Shape{70, 33}, Chunks{25, 10}, -100, 100);
+    std::vector<NDArray<double>> f;
+    std::vector<NDArray<std::int64_t>> i;
+    std::vector<NDArray<bool>> b;
+    for (Axes axes : {Axes{}, Axes{0}, Axes{1}, Axes{2}, Axes{0, 2}}) {
+      f.push_back(x.sum(axes).compute());
+      f.push_back(x.mean(axes).compute());
+      f.push_back(x.var(axes).compute());
+      f.push_back(x.std(axes, 1).compute());
+      f.push_back(x.min(axes).compute());
+      f.push_back(x.max(axes).compute());
+      f.push_back((x * 0.01 + 1.0).prod(axes).compute());
+      b.push_back((x > 2.0).any(axes).compute());
+      b.push_back((x > -4.0).all(axes).compute());
+    }
+    for (Axes axes : {Axes{}, Axes{0}, Axes{1}}) {
+      i.push_back(k.sum(axes).compute());
+      i.push_back(k.prod(axes).compute());
+      i.push_back(k.min(axes).compute());
+      i.push_back(k.max(axes).compute());
+    }
+    i.push_back(x.argmin().compute());
+    i.push_back(x.argmax().compute());
+    for (int axis : {0, 1, 2}) {
+      i.push_back(x.argmin(axis).compute());
+      i.push_back(x.argmax(axis).compute());
+    }
+    i.push_back(k.argmin().compute());
+    i.push_back(k.argmax(1).compute());
+    return std::make_tuple(f, i, b);
+  };
+  const auto [cf, ci, cb] = run(Cpu{});
+  const auto [gf, gi, gb] = run(Cuda{});
+  for (std::size_t j = 0; j < cf.size(); ++j) {
+    SCOPED_TRACE(j);
+    expect_close(cf[j], gf[j], 1e-12, 1e-12);
+  }
+  for (std::size_t j = 0; j < ci.size(); ++j) {
+    SCOPED_TRACE(j);
+    expect_identical(ci[j], gi[j]);
+  }
+  for (std::size_t j = 0; j < cb.size(); ++j) {
+    SCOPED_TRACE(j);
+    expect_identical(cb[j], gb[j]);
+  }
+}
+
+TEST(CudaBackend, SeedWorkloadMatchesCpu) {
+  CHUNKED_REQUIRE_GPU();
+  auto run = [](auto backend) {
+    using B = decltype(backend);
+    Generator rng(42);
+    auto x = rng.normal<double, B>(Shape{4000, 4000}, Chunks{1000, 1000}, 10.0, 1.0);
+    return (x + 1.0)(slice(none, none, 2), slice(none, none, 2)).sum().item();
+  };
+  const double cpu = run(Cpu{});
+  const double gpu = run(Cuda{});
+  EXPECT_NEAR(cpu, gpu, 1e-9 * std::fabs(cpu));
+  EXPECT_NEAR(gpu, 11.0 * 2000 * 2000, 0.01 * 11.0 * 2000 * 2000);
+  EXPECT_EQ(gpu, run(Cuda{})); // deterministic
+}
+
+TEST(CudaBackend, FromHostAndPersistRoundTrip) {
+  CHUNKED_REQUIRE_GPU();
+  std::vector<double> data(37 * 23);
+  for (std::size_t j = 0; j < data.size(); ++j)
+    data[j] = std::sin(static_cast<double>(j)) * 100.0;
+  auto x = from_host<Cuda>(std::span<const double>(data), Shape{37, 23}, Chunks{10, 7});
+  const NDArray<double> back = x.compute();
+  for (std::size_t j = 0; j < data.size(); ++j)
+    ASSERT_EQ(back.data()[j], data[j]) << j;
+  auto y = (x * 2.0 + 1.0).persist();
+  const NDArray<double> twice = (y - 1.0).compute();
+  for (std::size_t j = 0; j < data.size(); ++j)
+    ASSERT_EQ(twice.data()[j], data[j] * 2.0) << j;
+  const auto cpu = from_host<Cpu>(std::span<const double>(data), Shape{37, 23}, Chunks{10, 7});
+  EXPECT_NEAR(y.sum().item(), (cpu * 2.0 + 1.0).sum().item(), 1e-9);
+  std::vector<double> out(data.size());
+  y(slice(none, none, -1)).to_host(std::span<double>(out));
+  EXPECT_EQ(out[0], data[36 * 23] * 2.0 + 1.0);
+}
+
+TEST(CudaBackend, OneGpuAndAllGpusAgree) {
+  CHUNKED_REQUIRE_GPU();
+  Generator rng(5);
+  auto x = rng.normal<double, Cuda>(Shape{3000, 2000}, Chunks{500, 300});
+  auto e = (x * x)(slice(none, none, 3));
+  ComputeOptions one;
+  one.devices = {0};
+  ComputeOptions all;
+  EXPECT_EQ(e.sum().item(one), e.sum().item(all));
+  expect_identical(e.mean(Axes{0}).compute(one), e.mean(Axes{0}).compute(all));
+  expect_identical(e.compute(one), e.compute(all));
+  EXPECT_EQ(x.argmax().item(one), x.argmax().item(all));
+}
+
+TEST(CudaBackend, OutOfMemoryThenNextComputeWorks) {
+  CHUNKED_REQUIRE_GPU();
+  Generator rng(9);
+  auto x = rng.normal<double, Cuda>(Shape{2000, 2000}, Chunks{1000, 1000});
+  ComputeOptions tiny;
+  tiny.device_memory_limit = 4096;
+  EXPECT_THROW(x.compute(tiny), OutOfMemory);
+  const NDArray<double> ok = x.compute();
+  EXPECT_EQ(ok.size(), 2000 * 2000);
+  EXPECT_NEAR(x.mean().item(), 0.0, 0.01);
+}
+
+TEST(CudaBackend, FailureInsideComputeLeavesRuntimeUsable) {
+  CHUNKED_REQUIRE_GPU();
+  Generator rng(10);
+  auto x = rng.uniform<double, Cuda>(Shape{4000, 1000}, Chunks{100, 1000});
+  ComputeOptions failing;
+  failing.on_progress = [](const Progress&) { throw std::runtime_error("stop"); };
+  EXPECT_THROW(x.sum().item(failing), std::runtime_error);
+  ComputeOptions bad_device;
+  bad_device.devices = {1000};
+  EXPECT_THROW(x.sum().item(bad_device), BackendError);
+  EXPECT_NEAR(x.sum().item(), x.to<Cpu>().sum().item(), 1e-6);
+}
+
+} // namespace
+} // namespace chunked
