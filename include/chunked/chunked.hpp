@@ -6,6 +6,7 @@
 #include <chunked/core/backend_tags.hpp>
 #include <chunked/core/error.hpp>
 #include <chunked/core/ndarray.hpp>
+#include <chunked/core/version.hpp>
 #include <chunked/creation.hpp>
 #include <chunked/format.hpp>
 #include <chunked/generator.hpp>
