@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: Apache-2.0
+// chunked-seed-benchmark: times (x + 1)[::2, ::2].sum() for x = normal(10, 1) (BENCHMARKS.md B1).
+//
+// The default shape, 50000x50000 in 10000x10000 chunks (25 chunks), takes seconds on two cores;
+// the published workload is `--shape 500000x500000` (2500 chunks, 2 TB). Prints the machine, the
+// configuration, the checked result, the first run and the median of warm runs, throughputs, the
+// time per chunk and the whole-array estimate beside the published Dask figures; --json writes
+// the same as JSON (benchmarks/results/ is where the comparison script keeps them).
+#include <chunked/chunked.hpp>
+#include <chunked/core/version.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+using namespace chunked;
+
+namespace {
+
+struct Extent2 {
+  index_t rows = 0;
+  index_t cols = 0;
+};
+
+struct Config {
+  Extent2 shape{50000, 50000};
+  Extent2 chunks{10000, 10000};
+  std::string backend = "auto";
+  int threads = 0;
+  int repeat = 3;
+  std::string json;
+  bool progress = false;
+  std::uint64_t seed = 42;
+};
+
+// The seed study's published times (2019) and its shape: what our estimate is set beside.
+constexpr double seed_elements = 500000.0 * 500000.0;
+struct Published {
+  const char* system;
+  double seconds;
+};
+constexpr Published published[] = {
+    {"Dask + NumPy, 1 CPU core", 2.0 * 3600 + 39 * 60},
+    {"Dask + NumPy, 40 CPU cores", 11 * 60 + 30},
+    {"Dask + CuPy, 1 GPU", 60 + 37},
+    {"Dask + CuPy, 8 GPUs", 19},
+};
+
+constexpr const char* usage_text =
+    "usage: chunked-seed-benchmark [--shape RxC] [--chunks RxC] [--backend cpu|cuda|auto]\n"
+    "                              [--threads N] [--repeat R] [--json FILE] [--progress]\n"
+    "  --shape    array shape (default 50000x50000; the published workload is 500000x500000)\n"
+    "  --chunks   chunk shape (default 10000x10000)\n"
+    "  --backend  where to compute (default auto: CUDA when a device is usable, else the CPU)\n"
+    "  --threads  CPU worker threads (default 0: all hardware threads)\n"
+    "  --repeat   warm runs after the first (default 3)\n"
+    "  --json     also write the results to FILE as JSON\n"
+    "  --progress draw a progress bar on stderr\n";
+
+Extent2 parse_extent(std::string_view flag, std::string_view text) {
+  const auto x = text.find('x');
+  Extent2 e;
+  try {
+    std::size_t used_r = 0, used_c = 0;
+    const std::string r(text.substr(0, x)), c(x == text.npos ? "" : text.substr(x + 1));
+    e.rows = std::stoll(r, &used_r);
+    e.cols = std::stoll(c, &used_c);
+    if (used_r != r.size() || used_c != c.size() || e.rows <= 0 || e.cols <= 0)
+      throw std::invalid_argument("");
+  } catch (const std::exception&) {
+    throw std::invalid_argument(fmt::format("{} expects RxC with positive integers, got '{}'", flag, text));
+  }
+  return e;
+}
+
+int parse_count(std::string_view flag, std::string_view text, int min) {
+  try {
+    std::size_t used = 0;
+    const int v = std::stoi(std::string(text), &used);
+    if (used == text.size() && v >= min)
+      return v;
+  } catch (const std::exception&) {
+  }
+  throw std::invalid_argument(fmt::format("{} expects an integer >= {}, got '{}'", flag, min, text));
+}
+
+Config parse_args(int argc, char** argv) {
+  Config c;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--progress") {
+      c.progress = true;
+      continue;
+    }
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(usage_text, stdout);
+      std::exit(0);
+    }
+    if (i + 1 >= argc)
+      throw std::invalid_argument(fmt::format("unknown option or missing value: '{}'", arg));
+    const std::string_view value = argv[++i];
+    if (arg == "--shape")
+      c.shape = parse_extent(arg, value);
+    else if (arg == "--chunks")
+      c.chunks = parse_extent(arg, value);
+    else if (arg == "--backend" && (value == "cpu" || value == "cuda" || value == "auto"))
+      c.backend = value;
+    else if (arg == "--threads")
+      c.threads = parse_count(arg, value, 0);
+    else if (arg == "--repeat")
+      c.repeat = parse_count(arg, value, 0);
+    else if (arg == "--json")
+      c.json = value;
+    else if (arg == "--seed")
+      c.seed = static_cast<std::uint64_t>(parse_count(arg, value, 0));
+    else
+      throw std::invalid_argument(fmt::format("unknown option '{} {}'", arg, value));
+  }
+  return c;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos)
+        return line.substr(line.find_first_not_of(" \t", colon + 1));
+    }
+  }
+  return "unknown";
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string duration_text(double s) {
+  if (s < 1e-3)
+    return fmt::format("{:.1f} us", s * 1e6);
+  if (s < 1)
+    return fmt::format("{:.2f} ms", s * 1e3);
+  if (s < 120)
+    return fmt::format("{:.2f} s", s);
+  if (s < 7200)
+    return fmt::format("{} min {:02.0f} s", static_cast<int>(s / 60), std::fmod(s, 60));
+  return fmt::format("{} h {:02} min", static_cast<int>(s / 3600), static_cast<int>(std::fmod(s, 3600) / 60));
+}
+
+std::string json_escape(std::string_view s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\')
+      out += '\\';
+    if (static_cast<unsigned char>(ch) < 0x20)
+      out += fmt::format("\\u{:04x}", static_cast<int>(ch));
+    else
+      out += ch;
+  }
+  return out;
+}
+
+// One timed computation of the seed benchmark: builds the lazy program and sums it.
+template <class B>
+double run_once(const Config& c, const ComputeOptions& options) {
+  Generator rng(c.seed);
+  auto x = rng.normal<double, B>(Shape{c.shape.rows, c.shape.cols}, Chunks{c.chunks.rows, c.chunks.cols},
+                                 10.0, 1.0);
+  return (x + 1.0)(slice(none, none, 2), slice(none, none, 2)).sum().item(options);
+}
+
+struct Timings {
+  double result = 0;
+  double first = 0;
+  std::vector<double> warm;
+};
+
+template <class B>
+Timings measure(const Config& c, const ComputeOptions& options) {
+  Timings t;
+  auto timed = [&] {
+    const auto start = std::chrono::steady_clock::now();
+    const double s = run_once<B>(c, options);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // Every run must give bitwise the same sum (DESIGN section 3); a difference is a bug.
+    if (t.first > 0 && s != t.result)
+      throw std::runtime_error(fmt::format("run {} gave {:.17g}, the first run gave {:.17g}: results "
+                                           "must be bitwise reproducible", t.warm.size() + 2, s, t.result));
+    t.result = s;
+    return seconds;
+  };
+  t.first = timed();
+  for (int i = 0; i < c.repeat; ++i)
+    t.warm.push_back(timed());
+  return t;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+} // namespace
+
+int main(int argc, char** argv) try {
+  Config c;
+  try {
+    c = parse_args(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "chunked-seed-benchmark: %s\n%s", e.what(), usage_text);
+    return 2;
+  }
+
+  ComputeOptions options;
+  options.num_threads = c.threads;
+  options.progress_bar = c.progress;
+  const bool gpu = c.backend == "cuda" || (c.backend == "auto" && cuda_available());
+  const std::string resolved = gpu ? "cuda" : "cpu";
+  const unsigned cores = std::thread::hardware_concurrency();
+  const int workers = gpu ? 0 : (c.threads > 0 ? c.threads : static_cast<int>(cores));
+
+  const Timings t = c.backend == "cpu"    ? measure<Cpu>(c, options)
+                    : c.backend == "cuda" ? measure<Cuda>(c, options)
+                                          : measure<Auto>(c, options);
+
+  const double total = static_cast<double>(c.shape.rows) * static_cast<double>(c.shape.cols);
+  const double kept = static_cast<double>((c.shape.rows + 1) / 2) * static_cast<double>((c.shape.cols + 1) / 2);
+  const index_t chunks = ((c.shape.rows + c.chunks.rows - 1) / c.chunks.rows) *
+                         ((c.shape.cols + c.chunks.cols - 1) / c.chunks.cols);
+  const double expected = 11.0 * kept;
+  const double tolerance = 6.0 * std::sqrt(kept) + 1e-12 * expected;
+  const bool ok = std::abs(t.result - expected) <= tolerance;
+  const double med = t.warm.empty() ? t.first : median(t.warm);
+  const double per_chunk = med / static_cast<double>(chunks);
+  // One chunk's work on one worker: what a single-core chunk loop (NumPy) is compared with.
+  const double per_chunk_worker = gpu ? per_chunk : per_chunk * workers;
+  const double estimate = med * seed_elements / total;
+
+  fmt::print("chunked-seed-benchmark (chunked {})\n", version_string());
+  fmt::print("machine:  {}, {} hardware threads; backend {}{}\n", cpu_model(), cores, resolved,
+             c.backend == "auto" ? " (auto)" : "");
+  fmt::print("config:   x = normal(10, 1), shape {}x{}, chunks {}x{} ({} chunks), float64, seed {}\n",
+             c.shape.rows, c.shape.cols, c.chunks.rows, c.chunks.cols, chunks, c.seed);
+  fmt::print("          sum((x + 1)[::2, ::2]); {}; 1 first + {} warm runs\n",
+             gpu ? std::string("one worker per GPU") : fmt::format("{} CPU worker thread(s)", workers),
+             c.repeat);
+  fmt::print("result:   {:.17g}, expected {:.6g} +- {:.3g}: {}\n", t.result, expected, tolerance,
+             ok ? "ok" : "WRONG");
+  fmt::print("time:     first {}, median of warm {}\n", duration_text(t.first), duration_text(med));
+  fmt::print("rate:     {:.4g} kept elements/s, {:.4g} array elements/s ({:.4g} per worker)\n",
+             kept / med, total / med, total / med / std::max(workers, 1));
+  fmt::print("chunk:    {} per chunk wall, {} per chunk per worker\n", duration_text(per_chunk),
+             duration_text(per_chunk_worker));
+  fmt::print("whole 500000x500000 (2 TB) at this rate: {}\n", duration_text(estimate));
+  for (const auto& p : published)
+    fmt::print("  published 2019, {:<28} {:>12}  ({:.3g}x ours)\n", p.system, duration_text(p.seconds),
+               p.seconds / estimate);
+
+  if (!c.json.empty()) {
+    std::ofstream out(c.json);
+    std::string warm;
+    for (std::size_t i = 0; i < t.warm.size(); ++i)
+      warm += fmt::format("{}{:.6g}", i ? ", " : "", t.warm[i]);
+    std::string refs;
+    for (std::size_t i = 0; i < std::size(published); ++i)
+      refs += fmt::format("{}\n    {{\"system\": \"{}\", \"seconds\": {}}}", i ? "," : "",
+                          published[i].system, published[i].seconds);
+    out << fmt::format(
+        R"({{
+  "benchmark": "seed",
+  "implementation": "chunked",
+  "version": "{}",
+  "date": "{}",
+  "machine": {{"cpu_model": "{}", "hardware_threads": {}, "backend": "{}"}},
+  "config": {{"shape": [{}, {}], "chunks": [{}, {}], "num_chunks": {}, "backend": "{}", "threads": {}, "workers": {}, "repeat": {}, "seed": {}}},
+  "result": {{"sum": {:.17g}, "expected": {:.17g}, "tolerance": {:.6g}, "ok": {}}},
+  "time_s": {{"first": {:.6g}, "warm": [{}], "median_warm": {:.6g}}},
+  "kept_elements_per_s": {:.6g},
+  "array_elements_per_s": {:.6g},
+  "per_chunk_s": {:.6g},
+  "per_chunk_per_worker_s": {:.6g},
+  "estimate_500000x500000_s": {:.6g},
+  "published_500000x500000": [{}
+  ]
+}}
+)",
+        version_string(), utc_now(), json_escape(cpu_model()), cores, resolved, c.shape.rows, c.shape.cols,
+        c.chunks.rows, c.chunks.cols, chunks, c.backend, c.threads, workers, c.repeat, c.seed, t.result,
+        expected, tolerance, ok ? "true" : "false", t.first, warm, med, kept / med, total / med, per_chunk,
+        per_chunk_worker, estimate, refs);
+    if (!out)
+      throw std::runtime_error("cannot write " + c.json);
+  }
+  if (!ok) {
+    std::fprintf(stderr, "chunked-seed-benchmark: the result is wrong (off by %.6g, tolerance %.6g)\n",
+                 t.result - expected, tolerance);
+    return 1;
+  }
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "chunked-seed-benchmark: %s\n", e.what());
+  return 1;
+}
