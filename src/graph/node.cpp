@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Node constructors: shape, dtype and chunk-grid inference with eager validation.
 #include <chunked/graph/node.hpp>
+#include <chunked/plan/op_types.hpp>
 #include <chunked/plan/partial.hpp>
 
 #include <algorithm>
@@ -116,6 +117,22 @@ NodePtr make_elementwise(plan::OpCode op, DType result, std::vector<NodePtr> inp
   if (static_cast<int>(inputs.size()) != plan::opcode_arity(op))
     throw ValueError("elementwise " + std::string(plan::opcode_name(op)) + " given " +
                      std::to_string(inputs.size()) + " operands");
+  // where's condition is bool; its values (operands 1, 2) carry the dtype the op works in.
+  const DType operand = op == plan::OpCode::where ? inputs[1]->dtype : inputs[0]->dtype;
+  if (op == plan::OpCode::where && inputs[0]->dtype != DType::bool_)
+    throw ValueError("where: the condition must be bool, got " + std::string(dtype_name(inputs[0]->dtype)));
+  for (std::size_t j = op == plan::OpCode::where ? 1 : 0; j < inputs.size(); ++j)
+    if (inputs[j]->dtype != operand)
+      throw ValueError("elementwise " + std::string(plan::opcode_name(op)) + ": operand dtypes " +
+                       std::string(dtype_name(operand)) + " and " + std::string(dtype_name(inputs[j]->dtype)) +
+                       " differ (cast first)");
+  if (!plan::op_accepts(op, operand))
+    throw ValueError(std::string(plan::opcode_name(op)) + " is not defined for " + std::string(dtype_name(operand)) +
+                     " operands" + (operand == DType::bool_ ? " (NumPy rejects it too; use ^, | or & on bools)" : ""));
+  if (op != plan::OpCode::cast && plan::op_result_dtype(op, operand) != result)
+    throw ValueError("elementwise " + std::string(plan::opcode_name(op)) + " on " + std::string(dtype_name(operand)) +
+                     " gives " + std::string(dtype_name(plan::op_result_dtype(op, operand))) + ", not " +
+                     std::string(dtype_name(result)));
   const Shape& shape = inputs[0]->shape;
   for (const auto& in : inputs)
     if (in->shape != shape)

@@ -24,6 +24,10 @@ static_assert(sizeof(PartialWord) == 8);
 ///   var, std            : 3 words, double count, double mean, double M2 (Chan et al. merging)
 ///   argmin, argmax      : 2 words, the value (double when floating, else int64) and the int64 index
 /// Entries are stored one after another: entry p occupies words [p * words, (p + 1) * words).
+/// Identities (what an entry holds before any element): sum 0, prod 1, min +inf / INT64_MAX,
+/// max -inf / INT64_MIN, any 0, all 1, mean 0, var/std (0, 0, 0), argmin (+inf / INT64_MAX,
+/// index INT64_MAX), argmax (-inf / INT64_MIN, index INT64_MAX): with the largest possible index,
+/// the smaller-index tie rule lets any real element replace an identity without a special case.
 /// min/max propagate NaN; argmin/argmax prefer NaN, then the smaller index on ties (NumPy's
 /// "first occurrence"). Combining is done in block order, left operand first, so results do not
 /// depend on which worker finished first.
