@@ -565,6 +565,14 @@ template <class T>
   return ::testing::AssertionSuccess();
 }
 
+/// Compute options with a scheduler and thread count (0 = all hardware threads).
+inline ComputeOptions options_with(Scheduler scheduler, int num_threads = 0) {
+  ComputeOptions o;
+  o.scheduler = scheduler;
+  o.num_threads = num_threads;
+  return o;
+}
+
 /// A label for SCOPED_TRACE: which chunking (or other case) a failure belongs to.
 inline std::string label(const Chunks& c) { return "chunks " + c.to_string(); }
 
