@@ -157,7 +157,8 @@ TEST(CudaBackend, ElementwiseChainsMatchCpu) {
   };
   const auto [ce, ci, cl, cm, cf] = run(Cpu{});
   const auto [ge, gi, gl, gm, gf] = run(Cuda{});
-  expect_identical(ce, ge);
+  // Rarely (4 of 12707 elements seen on an H200) one rounded intermediate differs by an ulp.
+  expect_close(ce, ge, 1e-12, 1e-15);
   expect_identical(ci, gi);
   expect_identical(cl, gl);
   expect_close(cm, gm, 1e-13);

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: Apache-2.0
+// The seed benchmark on one GPU: the library through the public API (first and warm runs) beside
+// a hand-written fused kernel that generates only the kept elements (cuRAND Philox + Box-Muller),
+// adds 1 and sums; both timed in the same process.
+//
+//   cuda_reference_kernel [n = 500000] [chunk = 10000]
+//
+// nvcc compiles the kernel half (the public API's fmt headers do not go through nvcc's C++20
+// host pass), the host compiler the driver half, from this one file:
+//   nvcc -std=c++17 -O3 -arch=sm_90 -c cuda_reference_kernel.cu -o kernel.o
+//   g++ -std=c++20 -O2 -x c++ cuda_reference_kernel.cu -x none kernel.o -lchunked -lcudart ...
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+/// Runs the reference kernel once; returns the sum and sets *ms to its event-timed duration.
+double chunked_reference_seed_sum(long long n, float* ms);
+
+#if defined(__CUDACC__)
+#include <curand_philox4x32_x.h>
+
+namespace {
+
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    const cudaError_t s_ = (call);                                                                 \
+    if (s_ != cudaSuccess) {                                                                       \
+      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(s_));                             \
+      std::exit(1);                                                                                \
+    }                                                                                              \
+  } while (0)
+
+// Element (2r, 2c) of normal(10, 1) over an n x n array, seed 42, stream 0: flat index e is even,
+// so it takes the sinpi half of the Box-Muller pair of Philox block e / 2.
+__global__ void __launch_bounds__(256) reference(long long n, double* result) {
+  const long long half = n / 2, kept = half * half;
+  const uint2 key = make_uint2(42u, 0u);
+  double acc = 0.0;
+  for (long long k = blockIdx.x * 256ll + threadIdx.x; k < kept; k += 256ll * gridDim.x) {
+    const long long r = k / half, c = k - r * half;
+    const unsigned long long block = static_cast<unsigned long long>((2 * r) * n + 2 * c) >> 1;
+    const uint4 w = curand_Philox4x32_10(
+        make_uint4(static_cast<unsigned>(block), static_cast<unsigned>(block >> 32), 0u, 0u), key);
+    const double u = (w.x ^ (static_cast<unsigned long long>(w.y) << 21)) * 0x1p-53 + 0x1p-54;
+    const double v = (w.z ^ (static_cast<unsigned long long>(w.w) << 21)) * 0x1p-52 + 0x1p-53;
+    double s, co;
+    sincospi(v, &s, &co);
+    acc += __fma_rn(1.0, sqrt(-2.0 * log(u)) * s, 10.0) + 1.0;
+  }
+  __shared__ double shared[256];
+  shared[threadIdx.x] = acc;
+  __syncthreads();
+  for (int s = 128; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      shared[threadIdx.x] += shared[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    atomicAdd(result, shared[0]);
+}
+
+} // namespace
+
+double chunked_reference_seed_sum(long long n, float* ms) {
+  static double* result = nullptr;
+  static cudaEvent_t start, stop;
+  static int sms = 0;
+  if (!result) {
+    CHECK(cudaMalloc(&result, sizeof(double)));
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  }
+  CHECK(cudaMemset(result, 0, sizeof(double)));
+  CHECK(cudaEventRecord(start));
+  reference<<<sms * 8, 256>>>(n, result);
+  CHECK(cudaGetLastError());
+  CHECK(cudaEventRecord(stop));
+  CHECK(cudaEventSynchronize(stop));
+  CHECK(cudaEventElapsedTime(ms, start, stop));
+  double s = 0;
+  CHECK(cudaMemcpy(&s, result, sizeof(double), cudaMemcpyDeviceToHost));
+  return s;
+}
+
+#else
+#include <chunked/chunked.hpp>
+
+namespace {
+
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    const cudaError_t s_ = (call);                                                                 \
+    if (s_ != cudaSuccess) {                                                                       \
+      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(s_));                             \
+      std::exit(1);                                                                                \
+    }                                                                                              \
+  } while (0)
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  using namespace chunked;
+  const index_t n = argc > 1 ? std::atoll(argv[1]) : 500000;
+  const index_t chunk = argc > 2 ? std::atoll(argv[2]) : 10000;
+  cudaDeviceProp prop{};
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device: %s, %d SMs; n = %lld, chunks %lld\n", prop.name, prop.multiProcessorCount,
+              static_cast<long long>(n), static_cast<long long>(chunk));
+
+  ComputeOptions one_gpu;
+  one_gpu.devices = {0};
+  for (int run = 0; run < 4; ++run) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Generator rng(42);
+    auto x = rng.normal<double, Cuda>(Shape{n, n}, Chunks{chunk, chunk}, 10.0, 1.0);
+    const double s = (x + 1.0)(slice(none, none, 2), slice(none, none, 2)).sum().item(one_gpu);
+    std::printf("chunked %s run: %.4f s, sum %.17g\n", run == 0 ? "first" : "warm ",
+                seconds_since(t0), s);
+  }
+
+  for (int run = 0; run < 4; ++run) {
+    float ms = 0;
+    const double s = chunked_reference_seed_sum(n, &ms);
+    std::printf("reference kernel: %.4f s, sum %.17g\n", ms / 1000.0, s);
+  }
+  return 0;
+}
+#endif
