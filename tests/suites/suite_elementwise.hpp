@@ -400,7 +400,7 @@ TEST_F(Elementwise, LongExpressionsOverMixedGrids) {
   const auto y = random_dense<double>({7}, rng);
   const auto k = random_dense<std::int32_t>({6, 1}, rng);
   const auto xy = zip(x, y, [](double a, double b) { return (a * 2.0 + b) / (std::fabs(a) + 1.0) - std::exp(-a * a); });
-  const auto want = zip(xy, k, [](double v, std::int32_t i) { return v * static_cast<double>(i % 4) + (v > 0 ? 1.0 : 0.0); });
+  const auto want = zip(xy, k, [](double v, std::int32_t i) { return v * static_cast<double>(np_mod(i, 4)) + (v > 0 ? 1.0 : 0.0); });
   for (const auto& cx : chunkings_for(x.shape())) {
     SCOPED_TRACE(label(cx));
     const auto X = make_array<Backend>(x, cx);

@@ -143,7 +143,7 @@ void random_step(Tracked<double>& p, std::mt19937_64& rng) {
         empty_axis = true;
     const Axes ax(axes);
     const auto kind = empty_axis ? 0 : pick(rng, 4);
-    p.history += " reduce" + std::to_string(kind) + Shape(axes).to_string() + (keep ? "k" : "");
+    p.history += " reduce" + std::to_string(kind) + detail::format_tuple(axes) + (keep ? "k" : "");
     switch (kind) {
     case 0: p.x = p.x.sum(ax, keep); p.ref = ref_sum(p.ref, axes, keep); break;
     case 1: p.x = p.x.max(ax, keep); p.ref = ref_max(p.ref, axes, keep); break;

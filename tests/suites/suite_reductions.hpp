@@ -50,7 +50,7 @@ TYPED_TEST(ReductionsTyped, EveryReductionOverEveryAxisSet) {
     const auto p = make_array<Backend>(near_one, chunks);
     for (const auto& axes_list : axis_sets_3d) {
       for (bool keep : {false, true}) {
-        SCOPED_TRACE(label(chunks) + " axes " + Shape(axes_list).to_string() + (keep ? " keepdims" : ""));
+        SCOPED_TRACE(label(chunks) + " axes " + detail::format_tuple(axes_list) + (keep ? " keepdims" : ""));
         const Axes axes(axes_list);
         const auto sum = x.sum(axes, keep);
         static_assert(std::is_same_v<value_t<decltype(sum)>, S>);
