@@ -72,8 +72,8 @@ std::string format_progress_line(const Progress& p, int width) {
   const double fraction = std::clamp(p.fraction(), 0.0, 1.0);
   // Floor, so that 100 % means done.
   const int percent = static_cast<int>(std::floor(fraction * 100.0));
-  const double rate = p.elapsed_seconds > 0 ? static_cast<double>(p.bytes_done) / p.elapsed_seconds
-                                            : 0.0;
+  const double rate =
+      p.elapsed_seconds > 0 ? static_cast<double>(p.bytes_done) / p.elapsed_seconds : 0.0;
   std::string eta;
   if (fraction >= 1.0)
     eta = format_duration(0);

@@ -22,7 +22,7 @@ namespace {
 // Records when each task started and ended and when it was released, on one global sequence, and
 // checks the scheduler's promises as they happen.
 class RecordingExecutor : public TaskExecutor {
- public:
+public:
   explicit RecordingExecutor(const TaskGraph& graph) : graph_(&graph) { reset(); }
 
   void reset() {
@@ -130,7 +130,7 @@ class RecordingExecutor : public TaskExecutor {
   std::chrono::nanoseconds work_{0};
   std::uint64_t bytes_per_task_ = 8;
 
- private:
+private:
   void track_live(int delta) {
     const int now = live_ += delta;
     int seen = max_live_;
@@ -200,7 +200,8 @@ TaskGraph random_dag(std::size_t n, std::uint32_t seed, int pin_workers = 0,
       for (int i = 0; i < k; ++i)
         deps.push_back(t - 1 - static_cast<TaskId>(rng() % std::min<std::size_t>(t, window)));
     }
-    const int worker = pin_workers > 0 && rng() % 3 == 0 ? static_cast<int>(rng() % pin_workers) : -1;
+    const int worker =
+        pin_workers > 0 && rng() % 3 == 0 ? static_cast<int>(rng() % pin_workers) : -1;
     g.add(deps, worker, rng() % 5 != 0);
   }
   return g;
@@ -217,7 +218,7 @@ TaskId add_tree(TaskGraph& g, std::size_t leaves) {
 }
 
 class SchedulerModes : public ::testing::TestWithParam<std::pair<Scheduler, int>> {
- protected:
+protected:
   ComputeOptions options() const {
     ComputeOptions o;
     o.scheduler = GetParam().first;
@@ -268,16 +269,14 @@ TEST_P(SchedulerModes, EmptyGraph) {
   EXPECT_EQ(calls, 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Runtime, SchedulerModes,
-                         ::testing::Values(std::pair{Scheduler::single_threaded, 1},
-                                           std::pair{Scheduler::threads, 1},
-                                           std::pair{Scheduler::threads, 2},
-                                           std::pair{Scheduler::threads, 8}),
-                         [](const auto& info) {
-                           return std::string(info.param.first == Scheduler::threads ? "threads"
-                                                                                     : "inline") +
-                                  std::to_string(info.param.second);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Runtime, SchedulerModes,
+    ::testing::Values(std::pair{Scheduler::single_threaded, 1}, std::pair{Scheduler::threads, 1},
+                      std::pair{Scheduler::threads, 2}, std::pair{Scheduler::threads, 8}),
+    [](const auto& info) {
+      return std::string(info.param.first == Scheduler::threads ? "threads" : "inline") +
+             std::to_string(info.param.second);
+    });
 
 TEST(Scheduler, OneWorkerRunsLowestReadyIdFirst) {
   // With one worker, lowest-ready-first over topological ids is exactly id order, however the
@@ -409,7 +408,7 @@ TEST(Scheduler, ErrorInReleasePropagates) {
 TEST(Scheduler, ManyErrorsReportOne) {
   // Every task fails: one exception comes out and nothing hangs.
   class Failing : public TaskExecutor {
-   public:
+  public:
     std::uint64_t run(TaskId, int) override { throw ShapeError("bad"); }
     void release(TaskId) override { ADD_FAILURE() << "nothing finished"; }
   } ex;
@@ -420,7 +419,7 @@ TEST(Scheduler, ManyErrorsReportOne) {
 TEST(Scheduler, ConcurrentAndNestedRuns) {
   // run_graph from several threads at once, and from inside a task.
   class Nesting : public TaskExecutor {
-   public:
+  public:
     explicit Nesting(const TaskGraph& inner) : inner_(inner) {}
     std::uint64_t run(TaskId, int) override {
       RecordingExecutor ex(inner_);
@@ -430,7 +429,7 @@ TEST(Scheduler, ConcurrentAndNestedRuns) {
     }
     void release(TaskId) override {}
 
-   private:
+  private:
     const TaskGraph& inner_;
   };
   const TaskGraph inner = random_dag(500, 9);

@@ -16,7 +16,8 @@ enum class Scheduler {
   single_threaded, ///< inline on the calling thread, in task order: for debugging and profiling
 };
 
-/// Options of `compute()`, `item()`, `persist()` and `to_host()`. The defaults use the whole machine.
+/// Options of `compute()`, `item()`, `persist()` and `to_host()`. The defaults use the whole
+/// machine.
 ///
 /// @code
 /// chunked::ComputeOptions opts;

@@ -17,10 +17,10 @@ struct ComputeOptions;
 
 /// A snapshot of a running computation, passed to `ComputeOptions::on_progress`.
 struct Progress {
-  index_t blocks_done = 0;        ///< finished block tasks
-  index_t blocks_total = 0;       ///< block tasks in the computation
-  std::uint64_t bytes_done = 0;   ///< bytes produced by the finished tasks
-  double elapsed_seconds = 0;     ///< since the computation started
+  index_t blocks_done = 0;      ///< finished block tasks
+  index_t blocks_total = 0;     ///< block tasks in the computation
+  std::uint64_t bytes_done = 0; ///< bytes produced by the finished tasks
+  double elapsed_seconds = 0;   ///< since the computation started
 
   /// `blocks_done / blocks_total`, and 1 when there are no blocks.
   double fraction() const {
@@ -40,8 +40,9 @@ class ProgressBar;
 /// the computation calls `finish()` once all workers are done. Disabled reporters (no callback,
 /// no bar) cost one branch per call.
 class ProgressReporter {
- public:
-  /// Reports every `interval` for a computation of `blocks_total` block tasks; the clock starts now.
+public:
+  /// Reports every `interval` for a computation of `blocks_total` block tasks; the clock starts
+  /// now.
   ProgressReporter(const ComputeOptions& options, index_t blocks_total,
                    std::chrono::nanoseconds interval = std::chrono::milliseconds(100));
   ~ProgressReporter();
@@ -70,7 +71,7 @@ class ProgressReporter {
   /// The counts now.
   Progress snapshot() const;
 
- private:
+private:
   void report_locked(const Progress& p);
 
   bool enabled_ = false;

@@ -23,7 +23,7 @@ std::string format_duration(double seconds);
 
 /// Redraws one line with '\r'. Not thread-safe: ProgressReporter serializes the calls.
 class ProgressBar {
- public:
+public:
   /// Draws on `out`, `width` characters wide; `width <= 0` uses the terminal's width (from
   /// `$COLUMNS` or the terminal itself, else 80) minus one, so the cursor never wraps.
   explicit ProgressBar(std::FILE* out = stderr, int width = 0);
@@ -35,7 +35,7 @@ class ProgressBar {
   /// Ends the line if anything was drawn, leaving it as it was.
   void abandon();
 
- private:
+private:
   std::FILE* out_;
   int width_;
   bool drawn_ = false;

@@ -14,7 +14,7 @@ namespace chunked::runtime {
 /// With `Scheduler::threads`, `run` and `release` are called from several threads at once (for
 /// different tasks), so an executor must be thread-safe across tasks.
 class TaskExecutor {
- public:
+public:
   virtual ~TaskExecutor() = default;
   /// Runs `task` on worker `worker` (its pinned worker, if any). Returns the bytes it produced,
   /// for progress. May throw: the computation is then cancelled (see `run_graph`).
@@ -27,9 +27,12 @@ class TaskExecutor {
 /// Runs every task of `graph` and returns when all have finished.
 ///
 /// `options.scheduler == threads`: `num_workers` workers run tasks (the calling thread is worker 0,
-/// so at most `num_workers` threads run tasks); among ready tasks the lowest id starts first, and
-/// a pinned task runs only on its worker. Idle workers sleep. `single_threaded`: tasks run on the
-/// calling thread in id order, each with its pinned worker's index (or 0).
+/// so at most `num_workers` threads run tasks; workers are started per call and joined before it
+/// returns). Among ready tasks the lowest id starts first: exactly with one worker, and with
+/// several as long as tasks take more than about 10 us; for shorter tasks workers take
+/// small batches of the lowest ready ids to avoid queueing on one another. A pinned task runs only
+/// on its worker. Idle workers sleep. `single_threaded`: tasks run on the calling thread in id
+/// order, each with its pinned worker's index (or 0).
 ///
 /// Progress goes to `options.on_progress` and the bar at most every 100 ms and once at the end.
 ///

@@ -28,7 +28,7 @@ using TaskId = std::uint32_t;
 /// TaskId sum = g.add({a, b}, -1, false);   // not counted as a block in Progress
 /// @endcode
 class TaskGraph {
- public:
+public:
   /// Adds a task that may run once every task in `deps` has finished, and returns its id.
   /// `worker >= 0` pins it to that worker (one worker per GPU); -1 lets any worker run it.
   /// `is_block` tasks are counted in `Progress::blocks_total` and `blocks_done`.
@@ -65,8 +65,9 @@ class TaskGraph {
   /// Removes every task.
   void clear();
 
- private:
-  std::vector<std::uint32_t> dep_begin_{0}; // task t's deps are deps_[dep_begin_[t], dep_begin_[t+1])
+private:
+  std::vector<std::uint32_t> dep_begin_{
+      0}; // task t's deps are deps_[dep_begin_[t], dep_begin_[t+1])
   std::vector<TaskId> deps_;
   std::vector<std::int32_t> worker_;
   std::vector<std::uint8_t> is_block_;
