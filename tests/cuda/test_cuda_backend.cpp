@@ -148,7 +148,7 @@ TEST(CudaBackend, ElementwiseChainsMatchCpu) {
                  (x % y) + clip(x, -1.0, 1.0);
     auto ints = (k * k - k / 1) + (k % 7) + pow(m, 3).template astype<std::int64_t>() + (k & 12) +
                 (k | 3) + (k ^ 5) + ~k + (-k) + abs(k);
-    auto logic = ((x > y) & (k < 3)) | ~(m == 2) ^ isnan(x) ^ isfinite(y);
+    auto logic = ((x > y) & (k < 3)) | (~(m == 2) ^ isnan(x) ^ isfinite(y));
     auto math = sqrt(y) + exp(x) + log(y) + log1p(y) + expm1(x) + sin(x) + cos(x) + tan(x) +
                 tanh(x) + pow(y, x);
     auto f32 = (x.template astype<float>() * 1.5f + 2.0f).template astype<std::int32_t>();
