@@ -17,8 +17,7 @@ namespace {
 
 using Compute = BackendTest;
 
-template <class X>
-using value_t = typename std::remove_cvref_t<X>::value_type;
+template <class X> using value_t = typename std::remove_cvref_t<X>::value_type;
 
 TEST_F(Compute, ComputeItemAndToHost) {
   std::mt19937_64 rng(61);
@@ -53,7 +52,8 @@ TEST_F(Compute, PersistKeepsValuesAndGrid) {
   EXPECT_TRUE(bitwise_equal(p.compute(), y.compute()));
   // A persisted array feeds further work, including views and reductions.
   const auto want = from_ndarray(y.compute());
-  EXPECT_TRUE(matches(p(slice(none, none, -2), 1).compute(), index(want, {Slice(none, none, -2), index_t{1}})));
+  EXPECT_TRUE(matches(p(slice(none, none, -2), 1).compute(),
+                      index(want, {Slice(none, none, -2), index_t{1}})));
   EXPECT_TRUE(matches(p.sum(Axes{0}).compute(), ref_sum(want, {0}), tight<double>()));
   EXPECT_TRUE(matches(p.persist().compute(), want));
   const auto q = p(slice(1, none)).persist(options_with(Scheduler::single_threaded));
@@ -66,8 +66,8 @@ TEST_F(Compute, ComputeSeveralArraysAtOnce) {
   const auto x = make_array<Backend>(ref, Chunks{4, 2});
   const auto shared = x * 3.0 - 1.0;
   const auto shared_ref = map(ref, [](double v) { return v * 3.0 - 1.0; });
-  auto [a, b, c, d, e] = compute(ComputeOptions{}, shared, shared.sum(Axes{1}), shared.argmax(), shared > 0.0,
-                                 shared(slice(0, 0)));
+  auto [a, b, c, d, e] = compute(ComputeOptions{}, shared, shared.sum(Axes{1}), shared.argmax(),
+                                 shared > 0.0, shared(slice(0, 0)));
   static_assert(std::is_same_v<decltype(a), NDArray<double>>);
   static_assert(std::is_same_v<decltype(c), NDArray<std::int64_t>>);
   static_assert(std::is_same_v<decltype(d), NDArray<bool>>);
@@ -123,14 +123,18 @@ TEST_F(Compute, AstypeConvertsLikeStaticCast) {
   const auto i = x.astype<std::int32_t>();
   static_assert(std::is_same_v<decltype(i), const ChunkedArray<std::int32_t, Backend>>);
   EXPECT_TRUE(matches(i.compute(), Dense<std::int32_t>({7}, {-2, 0, 0, 0, 2, 1000, -7})));
-  EXPECT_TRUE(matches(x.astype<bool>().compute(), Dense<bool>({7}, {true, true, false, true, true, true, true})));
+  EXPECT_TRUE(matches(x.astype<bool>().compute(),
+                      Dense<bool>({7}, {true, true, false, true, true, true, true})));
   EXPECT_TRUE(matches(x.astype<float>().compute(), cast<float>(d)));
-  EXPECT_TRUE(matches(x.astype<bool>().astype<double>().compute(), Dense<double>({7}, {1, 1, 0, 1, 1, 1, 1})));
-  const Dense<std::int64_t> big({3}, {(std::int64_t{1} << 32) + 5, -1, std::numeric_limits<std::int64_t>::min()});
+  EXPECT_TRUE(matches(x.astype<bool>().astype<double>().compute(),
+                      Dense<double>({7}, {1, 1, 0, 1, 1, 1, 1})));
+  const Dense<std::int64_t> big(
+      {3}, {(std::int64_t{1} << 32) + 5, -1, std::numeric_limits<std::int64_t>::min()});
   EXPECT_TRUE(matches(make_array<Backend>(big, Chunks{2}).astype<std::int32_t>().compute(),
                       Dense<std::int32_t>({3}, {5, -1, 0})))
       << "int64 -> int32 keeps the low 32 bits";
-  EXPECT_TRUE(matches(make_array<Backend>(big, Chunks{2}).astype<double>().compute(), cast<double>(big)));
+  EXPECT_TRUE(
+      matches(make_array<Backend>(big, Chunks{2}).astype<double>().compute(), cast<double>(big)));
 }
 
 TEST_F(Compute, MovingBetweenBackendsKeepsValues) {
@@ -140,7 +144,8 @@ TEST_F(Compute, MovingBetweenBackendsKeepsValues) {
   const auto c = x.to<Cpu>();
   static_assert(std::is_same_v<decltype(c), const ChunkedArray<float, Cpu>>);
   EXPECT_TRUE(matches(c.compute(), ref));
-  EXPECT_TRUE(matches((c + 1.0f).to<Backend>().compute(), map(ref, [](float v) { return v + 1.0f; })));
+  EXPECT_TRUE(
+      matches((c + 1.0f).to<Backend>().compute(), map(ref, [](float v) { return v + 1.0f; })));
   EXPECT_TRUE(matches(x.to<Auto>().sum().compute(), ref_sum(ref), Tolerance{1e-5, 1e-4}));
   // A persisted array moves too.
   const auto p = (x * 2.0f).persist();
@@ -174,10 +179,12 @@ TEST_F(Compute, FormattingShapesArraysAndSummaries) {
   EXPECT_EQ(fmt::format("{}", Shape{3}), "(3,)");
   EXPECT_EQ(fmt::format("{}", Shape{}), "()");
   EXPECT_EQ(fmt::format("{}", Chunks{2, 3}), "(2, 3)");
-  EXPECT_EQ(fmt::format("{}", NDArray<std::int32_t>(Shape{2, 3}, std::vector<std::int32_t>{1, 2, 3, 4, 5, 6})),
+  EXPECT_EQ(fmt::format("{}", NDArray<std::int32_t>(Shape{2, 3},
+                                                    std::vector<std::int32_t>{1, 2, 3, 4, 5, 6})),
             "[[1, 2, 3],\n [4, 5, 6]]");
   const bool flags[] = {true, false};
-  EXPECT_EQ(fmt::format("{}", NDArray<bool>(Shape{2}, std::span<const bool>(flags))), "[true, false]");
+  EXPECT_EQ(fmt::format("{}", NDArray<bool>(Shape{2}, std::span<const bool>(flags))),
+            "[true, false]");
   EXPECT_EQ(fmt::format("{}", full<double, Backend>(Shape{}, Chunks{}, 2.5).compute()), "2.5");
   EXPECT_EQ(fmt::format("{}", arange<std::int64_t, Backend>(0, 2000, 1, 300).compute()),
             "[0, 1, 2, ..., 1997, 1998, 1999]");
@@ -186,7 +193,8 @@ TEST_F(Compute, FormattingShapesArraysAndSummaries) {
   Generator g(1);
   const auto huge = g.normal<double, Backend>(Shape{1000000, 1000000}, Chunks{10000, 10000});
   const std::string s = fmt::format("{}", huge);
-  const std::string prefix = std::string("ChunkedArray<float64, ") + backend_traits<Backend>::name + ">(shape=(1000000, 1000000)";
+  const std::string prefix = std::string("ChunkedArray<float64, ") + backend_traits<Backend>::name +
+                             ">(shape=(1000000, 1000000)";
   EXPECT_EQ(s.rfind(prefix, 0), 0u) << s;
   EXPECT_NE(s.find("blocks=10000"), std::string::npos) << s;
   EXPECT_NE(s.find("10000"), std::string::npos) << s;

@@ -15,8 +15,7 @@ using ElementTypes = ::testing::Types<bool, std::int32_t, std::int64_t, float, d
 
 using Creation = BackendTest;
 
-template <class T>
-class CreationTyped : public TypedBackendTest<T> {};
+template <class T> class CreationTyped : public TypedBackendTest<T> {};
 TYPED_TEST_SUITE(CreationTyped, ElementTypes);
 
 const std::vector<Extents> creation_shapes = {{}, {0}, {1}, {7}, {4, 5}, {2, 0, 3}, {3, 4, 5}};
@@ -62,8 +61,9 @@ TYPED_TEST(CreationTyped, FromHostRoundTripsSpanAndNDArray) {
     for (const auto& chunks : chunkings_for(shape)) {
       SCOPED_TRACE(extents_string(shape) + " " + label(chunks));
       const auto a = from_host<Backend>(host, chunks);
-      const auto b = from_host<Backend>(std::span<const T>(host.data(), static_cast<std::size_t>(host.size())),
-                                        Shape(shape), chunks);
+      const auto b =
+          from_host<Backend>(std::span<const T>(host.data(), static_cast<std::size_t>(host.size())),
+                             Shape(shape), chunks);
       EXPECT_EQ(a.numblocks(), expected_blocks(shape, chunks));
       EXPECT_TRUE(matches(a.compute(), ref));
       EXPECT_TRUE(matches(b.compute(), ref));
@@ -88,7 +88,8 @@ TEST_F(Creation, FromHostCopiesTheDataWhenCalled) {
 }
 
 template <class T>
-void check_arange(T start, T stop, T step, index_t chunk, const std::vector<T>& want, Tolerance tol = {}) {
+void check_arange(T start, T stop, T step, index_t chunk, const std::vector<T>& want,
+                  Tolerance tol = {}) {
   SCOPED_TRACE(fmt::format("arange({}, {}, {}, chunk {})", start, stop, step, chunk));
   const auto a = arange<T, Backend>(start, stop, step, chunk);
   EXPECT_EQ(a.ndim(), 1);
@@ -115,12 +116,14 @@ TEST_F(Creation, ArangeFloatingComputesStartPlusIndexTimesStep) {
     check_arange<double>(0.5, 2.0, 0.25, chunk, {0.5, 0.75, 1.0, 1.25, 1.5, 1.75});
     // ceil((0 - 1) / -0.3) = 4 elements; element i is 1.0 + i * -0.3 (no accumulated error; one
     // ulp of freedom for a fused multiply-add).
-    check_arange<double>(1.0, 0.0, -0.3, chunk, {1.0, 1.0 + 1 * -0.3, 1.0 + 2 * -0.3, 1.0 + 3 * -0.3},
+    check_arange<double>(1.0, 0.0, -0.3, chunk,
+                         {1.0, 1.0 + 1 * -0.3, 1.0 + 2 * -0.3, 1.0 + 3 * -0.3},
                          Tolerance{0, 1e-16});
     check_arange<double>(0.0, 0.0, 0.5, chunk, {});
     check_arange<double>(0.0, -1.0, 0.5, chunk, {});
     std::vector<float> tenths;
-    for (int i = 0; i < 10; ++i) tenths.push_back(static_cast<float>(i * static_cast<double>(0.1f)));
+    for (int i = 0; i < 10; ++i)
+      tenths.push_back(static_cast<float>(i * static_cast<double>(0.1f)));
     check_arange<float>(0.0f, 1.0f, 0.1f, chunk, tenths, tight<float>());
   }
 }
@@ -128,13 +131,15 @@ TEST_F(Creation, ArangeFloatingComputesStartPlusIndexTimesStep) {
 TEST_F(Creation, ChunksAutomaticCoversTheShapeWithinTheTarget) {
   std::mt19937_64 rng(5);
   const Dense<double> ref = random_dense<double>({10, 30}, rng);
-  const auto a = from_host<Backend>(to_ndarray(ref), Chunks::automatic(800)); // 100 doubles per chunk
+  const auto a =
+      from_host<Backend>(to_ndarray(ref), Chunks::automatic(800)); // 100 doubles per chunk
   EXPECT_GT(a.numblocks(), 1);
   index_t biggest = 0;
   for (index_t b = 0; b < a.numblocks(); ++b)
     biggest = std::max(biggest, a.chunks().block_shape(a.chunks().block_index(b)).size());
   EXPECT_LE(biggest * 8, 800);
-  EXPECT_GE(biggest * 8, 800 / 8) << "automatic chunks far below the target: " << a.chunks().to_string();
+  EXPECT_GE(biggest * 8, 800 / 8) << "automatic chunks far below the target: "
+                                  << a.chunks().to_string();
   EXPECT_TRUE(matches(a.compute(), ref));
 
   // The default target (128 MiB) keeps a small array in one chunk.

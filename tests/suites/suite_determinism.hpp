@@ -31,13 +31,14 @@ std::vector<ComputeOptions> schedules() {
 
 template <class Tuple, std::size_t... I>
 void expect_tuples_bitwise_equal(const Tuple& got, const Tuple& want, std::index_sequence<I...>) {
-  const ::testing::AssertionResult results[] = {bitwise_equal(std::get<I>(got), std::get<I>(want))...};
-  for (std::size_t k = 0; k < sizeof...(I); ++k) EXPECT_TRUE(results[k]) << "result " << k;
+  const ::testing::AssertionResult results[] = {
+      bitwise_equal(std::get<I>(got), std::get<I>(want))...};
+  for (std::size_t k = 0; k < sizeof...(I); ++k)
+    EXPECT_TRUE(results[k]) << "result " << k;
 }
 
 /// Every schedule, three times each, gives the same bits as the first run.
-template <class... A>
-void expect_same_bits_everywhere(const A&... arrays) {
+template <class... A> void expect_same_bits_everywhere(const A&... arrays) {
   const auto first = compute(options_with(Scheduler::single_threaded), arrays...);
   for (const auto& o : schedules()) {
     for (int run = 0; run < 3; ++run) {
@@ -53,15 +54,17 @@ TEST_F(Determinism, FloatingReductionsOverManyBlocks) {
   Generator g(71);
   const auto x = g.normal<double, Backend>(Shape{300, 200}, Chunks{17, 23}, 1.0, 3.0);
   const auto f = g.uniform<float, Backend>(Shape{500, 130}, Chunks{31, 7}, -1.0f, 1.0f);
-  expect_same_bits_everywhere(x.sum(), x.mean(Axes{0}), (x * x).sum(Axes{1}), x.var(), x.std(Axes{0}, 1),
-                              f.sum(), f.mean(Axes{1}), (f - f.mean()).prod(Axes{0}));
+  expect_same_bits_everywhere(x.sum(), x.mean(Axes{0}), (x * x).sum(Axes{1}), x.var(),
+                              x.std(Axes{0}, 1), f.sum(), f.mean(Axes{1}),
+                              (f - f.mean()).prod(Axes{0}));
 }
 
 TEST_F(Determinism, ViewsRechunksAndArgReductions) {
   Generator g(72);
   const auto x = g.normal<double, Backend>(Shape{257, 129}, Chunks{16, 16});
   const auto y = (x + 1.0)(slice(none, none, 2), slice(none, none, -3)).rechunk(Chunks{9, 5});
-  expect_same_bits_everywhere(y.sum(), y.argmax(), y.argmin(0), y.max(Axes{1}), (y / y.sum(Axes{0})).sum(Axes{1}));
+  expect_same_bits_everywhere(y.sum(), y.argmax(), y.argmin(0), y.max(Axes{1}),
+                              (y / y.sum(Axes{0})).sum(Axes{1}));
 }
 
 TEST_F(Determinism, HostDataSumsAcrossSchedules) {

@@ -25,27 +25,37 @@ void expect_error(F&& f, std::initializer_list<std::string_view> words) {
   } catch (const E& e) {
     const std::string message = e.what();
     for (std::string_view w : words)
-      EXPECT_NE(message.find(w), std::string::npos) << "message \"" << message << "\" does not mention \"" << w << "\"";
+      EXPECT_NE(message.find(w), std::string::npos)
+          << "message \"" << message << "\" does not mention \"" << w << "\"";
   } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected " << ::testing::internal::GetTypeName<E>() << ", got another exception: " << e.what();
+    ADD_FAILURE() << "expected " << ::testing::internal::GetTypeName<E>()
+                  << ", got another exception: " << e.what();
   }
 }
 
 using A = ChunkedArray<double, Backend>;
 
-A sample(const Extents& shape) { return zeros<double, Backend>(Shape(shape), Chunks(Extents(shape.size(), 2))); }
+A sample(const Extents& shape) {
+  return zeros<double, Backend>(Shape(shape), Chunks(Extents(shape.size(), 2)));
+}
 
 TEST_F(Errors, EveryErrorIsAChunkedError) {
   static_assert(std::is_base_of_v<Error, ShapeError> && std::is_base_of_v<Error, IndexError> &&
                 std::is_base_of_v<Error, ValueError> && std::is_base_of_v<Error, BackendError> &&
-                std::is_base_of_v<Error, OutOfMemory> && std::is_base_of_v<std::runtime_error, Error>);
+                std::is_base_of_v<Error, OutOfMemory> &&
+                std::is_base_of_v<std::runtime_error, Error>);
   expect_error<Error>([] { (void)(sample({4, 5}) + sample({3})); }, {});
 }
 
 TEST_F(Errors, BroadcastMismatchNamesBothShapes) {
-  expect_error<ShapeError>([] { (void)(sample({4, 5}) + sample({3})); }, {"(4, 5)", "(3,)", "broadcast"});
+  expect_error<ShapeError>(
+      [] {
+        (void)(sample({4, 5}) + sample({3}));
+      },
+      {"(4, 5)", "(3,)", "broadcast"});
   expect_error<ShapeError>([] { (void)(sample({2, 3}) * sample({3, 2})); }, {"(2, 3)", "(3, 2)"});
-  expect_error<ShapeError>([] { (void)where(sample({4}) > 0.0, sample({5}), 1.0); }, {"(4,)", "(5,)"});
+  expect_error<ShapeError>([] { (void)where(sample({4}) > 0.0, sample({5}), 1.0); },
+                           {"(4,)", "(5,)"});
   expect_error<ShapeError>([] { (void)minimum(sample({2, 2}), sample({3})); }, {"(2, 2)", "(3,)"});
 }
 
@@ -57,22 +67,45 @@ TEST_F(Errors, BadAxisNamesTheAxisAndRank) {
 }
 
 TEST_F(Errors, DuplicateAxisIsAValueError) {
-  expect_error<ValueError>([] { (void)sample({4, 5}).sum(Axes{0, -2}); }, {"axis 0", "more than once"});
-  expect_error<ValueError>([] { (void)sample({4, 5, 6}).var(Axes{1, 1}); }, {"axis 1", "more than once"});
+  expect_error<ValueError>(
+      [] {
+        (void)sample({4, 5}).sum(Axes{0, -2});
+      },
+      {"axis 0", "more than once"});
+  expect_error<ValueError>(
+      [] {
+        (void)sample({4, 5, 6}).var(Axes{1, 1});
+      },
+      {"axis 1", "more than once"});
 }
 
 TEST_F(Errors, BadChunks) {
-  expect_error<ValueError>([] { (void)zeros<double, Backend>(Shape{4, 5}, Chunks{2, 0}); },
-                           {"chunk length 0", "axis 1", "> 0"});
+  expect_error<ValueError>(
+      [] {
+        (void)zeros<double, Backend>(Shape{4, 5}, Chunks{2, 0});
+      },
+      {"chunk length 0", "axis 1", "> 0"});
   expect_error<ValueError>([] { (void)ones<float, Backend>(Shape{4}, Chunks{-3}); }, {"-3", "> 0"});
-  expect_error<ShapeError>([] { (void)zeros<double, Backend>(Shape{4, 5}, Chunks{2}); }, {"(2,)", "(4, 5)"});
-  expect_error<ShapeError>([] { (void)sample({4, 5}).rechunk(Chunks{1, 2, 3}); }, {"(1, 2, 3)", "(4, 5)"});
+  expect_error<ShapeError>(
+      [] {
+        (void)zeros<double, Backend>(Shape{4, 5}, Chunks{2});
+      },
+      {"(2,)", "(4, 5)"});
+  expect_error<ShapeError>(
+      [] {
+        (void)sample({4, 5}).rechunk(Chunks{1, 2, 3});
+      },
+      {"(1, 2, 3)", "(4, 5)"});
   expect_error<ValueError>([] { (void)sample({4}).rechunk(Chunks{0}); }, {"chunk length 0"});
-  expect_error<ValueError>([] { (void)arange<std::int64_t, Backend>(0, 10, 1, 0); }, {"chunk", "0"});
+  expect_error<ValueError>([] { (void)arange<std::int64_t, Backend>(0, 10, 1, 0); },
+                           {"chunk", "0"});
   expect_error<ValueError>([] { (void)Chunks::automatic(0); }, {"target_bytes"});
   std::vector<double> data(6);
-  expect_error<ValueError>([&] { (void)from_host<Backend>(std::span<const double>(data), Shape{2, 3}, Chunks{0, 1}); },
-                           {"chunk length 0"});
+  expect_error<ValueError>(
+      [&] {
+        (void)from_host<Backend>(std::span<const double>(data), Shape{2, 3}, Chunks{0, 1});
+      },
+      {"chunk length 0"});
 }
 
 TEST_F(Errors, IndexingErrors) {
@@ -85,17 +118,42 @@ TEST_F(Errors, IndexingErrors) {
 }
 
 TEST_F(Errors, ItemToHostAndFromHostSizes) {
-  expect_error<ShapeError>([] { (void)sample({4, 5}).item(); }, {"(4, 5)", "20 elements", "exactly one"});
+  expect_error<ShapeError>(
+      [] {
+        (void)sample({4, 5}).item();
+      },
+      {"(4, 5)", "20 elements", "exactly one"});
   expect_error<ShapeError>([] { (void)sample({0}).item(); }, {"(0,)", "exactly one"});
   std::vector<double> out(19);
-  expect_error<ShapeError>([&] { sample({4, 5}).to_host(std::span<double>(out)); }, {"19", "(4, 5)", "20"});
-  expect_error<ShapeError>([&] { (void)from_host<Backend>(std::span<const double>(out), Shape{4, 5}, Chunks{2, 2}); },
-                           {"19", "(4, 5)", "20"});
+  expect_error<ShapeError>(
+      [&] {
+        sample({4, 5}).to_host(std::span<double>(out));
+      },
+      {"19", "(4, 5)", "20"});
+  expect_error<ShapeError>(
+      [&] {
+        (void)from_host<Backend>(std::span<const double>(out), Shape{4, 5}, Chunks{2, 2});
+      },
+      {"19", "(4, 5)", "20"});
+}
+
+TEST_F(Errors, DenseHostArrayErrors) {
+  const std::vector<double> five(5);
+  expect_error<ShapeError>([&] { (void)NDArray<double>(Shape{2, 3}, five); }, {"5", "(2, 3)", "6"});
+  NDArray<double> a(Shape{2, 3});
+  expect_error<IndexError>([&] { (void)a(2, 0); }, {"index 2", "axis 0", "size 2"});
+  expect_error<IndexError>([&] { (void)a(0, -4); }, {"index -4", "axis 1", "size 3"});
+  expect_error<IndexError>([&] { (void)a(0); }, {"1", "2"});
+  expect_error<ShapeError>([&] { (void)a.item(); }, {"(2, 3)", "6 elements"});
 }
 
 TEST_F(Errors, ReductionsWithoutIdentityOnEmptyArrays) {
   expect_error<ValueError>([] { (void)sample({0}).min(); }, {"zero-size", "min"});
-  expect_error<ValueError>([] { (void)sample({3, 0}).max(Axes{1}); }, {"zero-size", "max", "(3, 0)"});
+  expect_error<ValueError>(
+      [] {
+        (void)sample({3, 0}).max(Axes{1});
+      },
+      {"zero-size", "max", "(3, 0)"});
   expect_error<ValueError>([] { (void)sample({0, 2}).argmin(); }, {"zero-size", "argmin"});
   // Reducing only non-empty axes of an empty array is fine (the result is empty).
   EXPECT_EQ(sample({0, 2}).max(Axes{1}).size(), 0);
@@ -103,11 +161,14 @@ TEST_F(Errors, ReductionsWithoutIdentityOnEmptyArrays) {
 
 TEST_F(Errors, BadGeneratorAndCreationArguments) {
   Generator g(1);
-  expect_error<ValueError>([&] { (void)g.integers<std::int64_t, Backend>(Shape{3}, Chunks{3}, 3, 3); },
-                           {"low (3)", "high (3)"});
-  expect_error<ValueError>([&] { (void)g.integers<std::int32_t, Backend>(Shape{3}, Chunks{3}, 5, -5); },
-                           {"low (5)", "high (-5)"});
-  expect_error<ValueError>([&] { (void)g.normal<double, Backend>(Shape{3}, Chunks{3}, 0.0, -1.0); }, {"stddev", "-1"});
+  expect_error<ValueError>(
+      [&] { (void)g.integers<std::int64_t, Backend>(Shape{3}, Chunks{3}, 3, 3); },
+      {"low (3)", "high (3)"});
+  expect_error<ValueError>(
+      [&] { (void)g.integers<std::int32_t, Backend>(Shape{3}, Chunks{3}, 5, -5); },
+      {"low (5)", "high (-5)"});
+  expect_error<ValueError>([&] { (void)g.normal<double, Backend>(Shape{3}, Chunks{3}, 0.0, -1.0); },
+                           {"stddev", "-1"});
   expect_error<ValueError>([] { (void)arange<std::int64_t, Backend>(0, 10, 0, 4); }, {"step"});
   expect_error<ValueError>([] { (void)arange<double, Backend>(0.0, 1.0, 0.0, 4); }, {"step"});
   expect_error<ValueError>([] { (void)Shape{4, -1}; }, {"-1", "axis 1"});
@@ -121,7 +182,8 @@ TEST_F(Errors, BadComputeOptions) {
 }
 
 TEST_F(Errors, CudaWithoutADeviceSuggestsAuto) {
-  if (cuda_available()) GTEST_SKIP() << "a CUDA device is visible: the Cuda backend works here";
+  if (cuda_available())
+    GTEST_SKIP() << "a CUDA device is visible: the Cuda backend works here";
   const auto x = zeros<double, Cuda>(Shape{4}, Chunks{2}); // building a program needs no device
   expect_error<BackendError>([&] { (void)x.compute(); }, {"Cuda", "Auto"});
   expect_error<BackendError>([&] { (void)x.sum().item(); }, {"Cuda", "Auto"});
@@ -141,13 +203,15 @@ TEST_F(Errors, AThrowingProgressCallbackLeavesTheRuntimeUsable) {
       (void)x.sum().item(bad);
       ADD_FAILURE() << "the callback's exception was swallowed";
     } catch (const std::runtime_error& e) {
-      EXPECT_NE(std::string(e.what()).find("progress callback failed"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("progress callback failed"), std::string::npos)
+          << e.what();
     }
     // The next computations work and give the same result.
     EXPECT_EQ(x.sum().item(), want);
     ComputeOptions good;
     good.scheduler = s;
-    EXPECT_TRUE(matches(x(slice(0, 2), 0).compute(), from_ndarray(x(slice(0, 2), 0).compute(good))));
+    EXPECT_TRUE(
+        matches(x(slice(0, 2), 0).compute(), from_ndarray(x(slice(0, 2), 0).compute(good))));
   }
 }
 

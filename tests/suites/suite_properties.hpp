@@ -19,9 +19,11 @@ using Properties = BackendTest;
 
 /// CHUNKED_PROPERTY_SEED=<n> in the environment reruns one seed only (to reproduce a failure).
 std::vector<std::uint64_t> property_seeds(std::uint64_t first, int count) {
-  if (const char* s = std::getenv("CHUNKED_PROPERTY_SEED")) return {std::stoull(s)};
+  if (const char* s = std::getenv("CHUNKED_PROPERTY_SEED"))
+    return {std::stoull(s)};
   std::vector<std::uint64_t> seeds;
-  for (int i = 0; i < count; ++i) seeds.push_back(first + static_cast<std::uint64_t>(i));
+  for (int i = 0; i < count; ++i)
+    seeds.push_back(first + static_cast<std::uint64_t>(i));
   return seeds;
 }
 
@@ -29,7 +31,8 @@ std::uint64_t pick(std::mt19937_64& rng, std::uint64_t n) { return n == 0 ? 0 : 
 
 Extents random_shape(std::mt19937_64& rng) {
   Extents shape(pick(rng, 5)); // rank 0 to 4
-  for (auto& e : shape) e = static_cast<index_t>(pick(rng, shape.size() >= 4 ? 7 : 10)); // 0..9 (0..6 at rank 4)
+  for (auto& e : shape)
+    e = static_cast<index_t>(pick(rng, shape.size() >= 4 ? 7 : 10)); // 0..9 (0..6 at rank 4)
   return shape;
 }
 
@@ -38,7 +41,8 @@ Extents broadcast_partner(const Extents& shape, std::mt19937_64& rng) {
   const std::size_t drop = pick(rng, shape.size() + 1);
   Extents out(shape.begin() + static_cast<std::ptrdiff_t>(drop), shape.end());
   for (auto& e : out)
-    if (pick(rng, 3) == 0) e = 1;
+    if (pick(rng, 3) == 0)
+      e = 1;
   return out;
 }
 
@@ -50,19 +54,18 @@ Index random_index(index_t n, std::mt19937_64& rng, bool allow_integer) {
     return pick(rng, 2) == 0 ? i : i - n;
   }
   auto bound = [&]() -> Bound {
-    if (pick(rng, 3) == 0) return none;
+    if (pick(rng, 3) == 0)
+      return none;
     return static_cast<index_t>(pick(rng, static_cast<std::uint64_t>(2 * n + 5))) - n - 2;
   };
   static constexpr index_t steps[] = {1, 1, 2, 3, -1, -2, -4};
   return Slice(bound(), bound(), steps[pick(rng, 7)]);
 }
 
-template <class T>
-using Arr = ChunkedArray<T, Backend>;
+template <class T> using Arr = ChunkedArray<T, Backend>;
 
 /// A chunked array and its reference, changed together step by step.
-template <class T>
-struct Tracked {
+template <class T> struct Tracked {
   Arr<T> x;
   Dense<T> ref;
   std::string history;
@@ -70,23 +73,28 @@ struct Tracked {
 
 /// x(a[0], a[1], ...) applied one axis at a time, from the last: an integer drops only its own
 /// axis, which the arguments still to apply (earlier axes) do not see.
-template <class T>
-Arr<T> view_by_rank(const Arr<T>& x, const std::vector<Index>& a) {
+template <class T> Arr<T> view_by_rank(const Arr<T>& x, const std::vector<Index>& a) {
   auto one = [&](const Arr<T>& y, const Index& i, std::size_t leading) -> Arr<T> {
     // Apply index i at position `leading` with whole slices before it.
     auto with = [&](auto idx) -> Arr<T> {
       switch (leading) {
-      case 0: return y(idx);
-      case 1: return y(all, idx);
-      case 2: return y(all, all, idx);
-      default: return y(all, all, all, idx);
+      case 0:
+        return y(idx);
+      case 1:
+        return y(all, idx);
+      case 2:
+        return y(all, all, idx);
+      default:
+        return y(all, all, all, idx);
       }
     };
-    if (std::holds_alternative<index_t>(i)) return with(std::get<index_t>(i));
+    if (std::holds_alternative<index_t>(i))
+      return with(std::get<index_t>(i));
     return with(std::get<Slice>(i));
   };
   Arr<T> y = x;
-  for (std::size_t k = a.size(); k-- > 0;) y = one(y, a[k], k);
+  for (std::size_t k = a.size(); k-- > 0;)
+    y = one(y, a[k], k);
   return y;
 }
 
@@ -97,7 +105,8 @@ void random_step(Tracked<double>& p, std::mt19937_64& rng) {
   case 0: { // view
     std::vector<Index> args;
     const std::size_t n = pick(rng, shape.size() + 1);
-    for (std::size_t k = 0; k < n; ++k) args.push_back(random_index(shape[k], rng, true));
+    for (std::size_t k = 0; k < n; ++k)
+      args.push_back(random_index(shape[k], rng, true));
     p.history += " view";
     p.x = view_by_rank(p.x, args);
     p.ref = index(p.ref, args);
@@ -134,21 +143,39 @@ void random_step(Tracked<double>& p, std::mt19937_64& rng) {
   default: { // reduction over a random axis set
     std::vector<index_t> axes;
     for (std::size_t k = 0; k < shape.size(); ++k)
-      if (pick(rng, 2) == 0) axes.push_back(pick(rng, 2) == 0 ? static_cast<index_t>(k) : static_cast<index_t>(k) - static_cast<index_t>(shape.size()));
+      if (pick(rng, 2) == 0)
+        axes.push_back(pick(rng, 2) == 0
+                           ? static_cast<index_t>(k)
+                           : static_cast<index_t>(k) - static_cast<index_t>(shape.size()));
     const bool keep = pick(rng, 2) == 0;
     bool empty_axis = false;
     for (std::size_t k = 0; k < shape.size(); ++k)
-      if (shape[k] == 0 && (axes.empty() || std::find(axes.begin(), axes.end(), static_cast<index_t>(k)) != axes.end() ||
-                            std::find(axes.begin(), axes.end(), static_cast<index_t>(k) - static_cast<index_t>(shape.size())) != axes.end()))
+      if (shape[k] == 0 &&
+          (axes.empty() ||
+           std::find(axes.begin(), axes.end(), static_cast<index_t>(k)) != axes.end() ||
+           std::find(axes.begin(), axes.end(),
+                     static_cast<index_t>(k) - static_cast<index_t>(shape.size())) != axes.end()))
         empty_axis = true;
     const Axes ax(axes);
     const auto kind = empty_axis ? 0 : pick(rng, 4);
     p.history += " reduce" + std::to_string(kind) + detail::format_tuple(axes) + (keep ? "k" : "");
     switch (kind) {
-    case 0: p.x = p.x.sum(ax, keep); p.ref = ref_sum(p.ref, axes, keep); break;
-    case 1: p.x = p.x.max(ax, keep); p.ref = ref_max(p.ref, axes, keep); break;
-    case 2: p.x = p.x.mean(ax, keep); p.ref = ref_mean(p.ref, axes, keep); break;
-    default: p.x = p.x.min(ax, keep); p.ref = ref_min(p.ref, axes, keep); break;
+    case 0:
+      p.x = p.x.sum(ax, keep);
+      p.ref = ref_sum(p.ref, axes, keep);
+      break;
+    case 1:
+      p.x = p.x.max(ax, keep);
+      p.ref = ref_max(p.ref, axes, keep);
+      break;
+    case 2:
+      p.x = p.x.mean(ax, keep);
+      p.ref = ref_mean(p.ref, axes, keep);
+      break;
+    default:
+      p.x = p.x.min(ax, keep);
+      p.ref = ref_min(p.ref, axes, keep);
+      break;
     }
     return;
   }
@@ -159,7 +186,8 @@ void random_step(Tracked<double>& p, std::mt19937_64& rng) {
 Tolerance scaled_tolerance(const Dense<double>& want) {
   double big = 1;
   for (double v : want.values())
-    if (std::isfinite(v)) big = std::max(big, std::fabs(v));
+    if (std::isfinite(v))
+      big = std::max(big, std::fabs(v));
   return {1e-12, 1e-12 * big};
 }
 
@@ -167,12 +195,14 @@ TEST_F(Properties, RandomChainsOfViewsOperationsAndReductionsMatchTheReference) 
   for (std::uint64_t seed : property_seeds(1000, 150)) {
     std::mt19937_64 rng(seed);
     const Extents shape = random_shape(rng);
-    Tracked<double> p{make_array<Backend>(Dense<double>(), Chunks{}), random_dense<double>(shape, rng, true), ""};
+    Tracked<double> p{make_array<Backend>(Dense<double>(), Chunks{}),
+                      random_dense<double>(shape, rng, true), ""};
     const Chunks chunks = random_chunks(shape, rng);
     p.x = make_array<Backend>(p.ref, chunks);
     p.history = extents_string(shape) + " " + label(chunks) + ":";
     const int steps = 1 + static_cast<int>(pick(rng, 4));
-    for (int s = 0; s < steps; ++s) random_step(p, rng);
+    for (int s = 0; s < steps; ++s)
+      random_step(p, rng);
     const auto got = p.x.compute();
     EXPECT_TRUE(matches(got, p.ref, scaled_tolerance(p.ref)))
         << "seed " << seed << " (rerun with CHUNKED_PROPERTY_SEED=" << seed << "): " << p.history;
@@ -197,12 +227,15 @@ TEST_F(Properties, RandomIntegerProgramsAreExact) {
     });
     std::vector<index_t> axes;
     for (std::size_t k = 0; k < shape.size(); ++k)
-      if (pick(rng, 2) == 0) axes.push_back(static_cast<index_t>(k));
-    const std::string trace = "seed " + std::to_string(seed) + " (rerun with CHUNKED_PROPERTY_SEED=" +
-                              std::to_string(seed) + "): " + extents_string(shape) + " with " + extents_string(s);
+      if (pick(rng, 2) == 0)
+        axes.push_back(static_cast<index_t>(k));
+    const std::string trace = "seed " + std::to_string(seed) +
+                              " (rerun with CHUNKED_PROPERTY_SEED=" + std::to_string(seed) +
+                              "): " + extents_string(shape) + " with " + extents_string(s);
     EXPECT_TRUE(matches(expr.compute(), want)) << trace;
     EXPECT_TRUE(matches(expr.sum(Axes(axes)).compute(), ref_sum(want, axes))) << trace;
-    EXPECT_TRUE(matches((expr > 0).sum().compute(), ref_sum(map(want, [](std::int64_t v) { return v > 0; }))))
+    EXPECT_TRUE(matches((expr > 0).sum().compute(),
+                        ref_sum(map(want, [](std::int64_t v) { return v > 0; }))))
         << trace;
   }
 }

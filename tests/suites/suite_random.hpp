@@ -32,8 +32,8 @@ Dense<double> uniform_spec(const Extents& shape, std::uint64_t stream, double lo
     return random::uniform_at(seed, stream, static_cast<std::uint64_t>(e), low, high);
   });
 }
-Dense<std::int64_t> integers_spec(const Extents& shape, std::uint64_t stream, std::int64_t low, std::int64_t high,
-                                  std::uint64_t key = seed) {
+Dense<std::int64_t> integers_spec(const Extents& shape, std::uint64_t stream, std::int64_t low,
+                                  std::int64_t high, std::uint64_t key = seed) {
   return generate<std::int64_t>(shape, [&](index_t e) {
     return random::integers_at(key, stream, static_cast<std::uint64_t>(e), low, high);
   });
@@ -48,7 +48,8 @@ TEST_F(Random, NormalEqualsTheSpecUnderEveryChunking) {
     const auto x = g.normal<double, Backend>(Shape(random_shape), chunks, 10.0, 2.0);
     const auto got = x.compute();
     EXPECT_TRUE(matches(got, want, normal_tolerance()));
-    if (first.size() == 0) first = got;
+    if (first.size() == 0)
+      first = got;
     EXPECT_TRUE(bitwise_equal(got, first)) << "the chunking changed the values";
   }
 }
@@ -62,7 +63,8 @@ TEST_F(Random, UniformAndIntegersEqualTheSpecUnderEveryChunking) {
     const auto i32 = g.integers<std::int32_t, Backend>(Shape(random_shape), chunks, 100, 103);
     EXPECT_TRUE(matches(u.compute(), uniform_spec(random_shape, 0, -2.0, 3.0)));
     EXPECT_TRUE(matches(i64.compute(), integers_spec(random_shape, 1, -5, 17)));
-    EXPECT_TRUE(matches(i32.compute(), cast<std::int32_t>(integers_spec(random_shape, 2, 100, 103))));
+    EXPECT_TRUE(
+        matches(i32.compute(), cast<std::int32_t>(integers_spec(random_shape, 2, 100, 103))));
   }
 }
 
@@ -84,7 +86,8 @@ TEST_F(Random, SlicesOfRandomArraysKeepTheirElementsValues) {
       ChunkedArray<double, Backend> xv = x;
       ChunkedArray<std::int64_t, Backend> kv = k;
       const auto& a = cases[c];
-      if (a.size() == 2 && std::holds_alternative<Slice>(a[0]) && std::holds_alternative<Slice>(a[1])) {
+      if (a.size() == 2 && std::holds_alternative<Slice>(a[0]) &&
+          std::holds_alternative<Slice>(a[1])) {
         xv = x(std::get<Slice>(a[0]), std::get<Slice>(a[1]));
         kv = k(std::get<Slice>(a[0]), std::get<Slice>(a[1]));
       } else if (std::holds_alternative<index_t>(a[0])) {
@@ -119,8 +122,10 @@ TEST_F(Random, EachCallTakesTheNextStream) {
   EXPECT_FALSE(bitwise_equal(a.compute(), b.compute())) << "two calls gave the same stream";
   // A fresh generator with the same seed repeats the sequence; another seed does not.
   Generator same(seed), other(seed + 1);
-  EXPECT_TRUE(bitwise_equal(same.normal<double, Backend>(Shape{6}, Chunks{2}).compute(), a.compute()));
-  EXPECT_FALSE(bitwise_equal(other.normal<double, Backend>(Shape{6}, Chunks{2}).compute(), a.compute()));
+  EXPECT_TRUE(
+      bitwise_equal(same.normal<double, Backend>(Shape{6}, Chunks{2}).compute(), a.compute()));
+  EXPECT_FALSE(
+      bitwise_equal(other.normal<double, Backend>(Shape{6}, Chunks{2}).compute(), a.compute()));
 }
 
 TEST_F(Random, FloatSamplesAreTheDoubleSamplesRounded) {
@@ -151,7 +156,8 @@ TEST_F(Random, ValuesStayInTheirRanges) {
     ASSERT_LT(v, 4);
     ++seen[static_cast<std::size_t>(v + 3)];
   }
-  for (int count : seen) EXPECT_GT(count, 200) << "2000 draws from 7 values should hit each often";
+  for (int count : seen)
+    EXPECT_GT(count, 200) << "2000 draws from 7 values should hit each often";
   // A range wider than 2^63 and a one-value range.
   constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min() / 2 - 5;
   constexpr std::int64_t hi = std::numeric_limits<std::int64_t>::max() / 2 + 5;
@@ -167,11 +173,13 @@ TEST_F(Random, ValuesStayInTheirRanges) {
   EXPECT_TRUE(matches(wide, integers_spec({1000}, 2, lo, hi, 99)));
   const auto one = g.integers<std::int32_t, Backend>(Shape{5}, Chunks{2}, 7, 8).compute();
   EXPECT_TRUE(matches(one, Dense<std::int32_t>({5}, 7)));
-  const auto i32 = g.integers<std::int32_t, Backend>(Shape{500}, Chunks{64}, std::numeric_limits<std::int32_t>::min(),
-                                                      std::numeric_limits<std::int32_t>::max())
+  const auto i32 = g.integers<std::int32_t, Backend>(Shape{500}, Chunks{64},
+                                                     std::numeric_limits<std::int32_t>::min(),
+                                                     std::numeric_limits<std::int32_t>::max())
                        .compute();
-  EXPECT_TRUE(matches(i32, cast<std::int32_t>(integers_spec({500}, 4, std::numeric_limits<std::int32_t>::min(),
-                                                            std::numeric_limits<std::int32_t>::max(), 99))));
+  EXPECT_TRUE(matches(
+      i32, cast<std::int32_t>(integers_spec({500}, 4, std::numeric_limits<std::int32_t>::min(),
+                                            std::numeric_limits<std::int32_t>::max(), 99))));
 }
 
 TEST_F(Random, RandomArraysOfRankZeroAndEmptyShapes) {

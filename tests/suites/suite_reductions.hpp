@@ -16,21 +16,21 @@ namespace {
 
 using Reductions = BackendTest;
 
-template <class T>
-class ReductionsTyped : public TypedBackendTest<T> {};
+template <class T> class ReductionsTyped : public TypedBackendTest<T> {};
 using ElementTypes = ::testing::Types<bool, std::int32_t, std::int64_t, float, double>;
 TYPED_TEST_SUITE(ReductionsTyped, ElementTypes);
 
-template <class X>
-using value_t = typename std::remove_cvref_t<X>::value_type;
+template <class X> using value_t = typename std::remove_cvref_t<X>::value_type;
 
 /// Axis sets of a rank-3 array: all, each axis (positive and negative), pairs, and all three.
-const std::vector<std::vector<index_t>> axis_sets_3d = {{}, {0}, {1}, {2}, {-1}, {-3}, {0, 1}, {0, 2}, {2, 1}, {-1, 0}, {0, 1, 2}};
+const std::vector<std::vector<index_t>> axis_sets_3d = {
+    {}, {0}, {1}, {2}, {-1}, {-3}, {0, 1}, {0, 2}, {2, 1}, {-1, 0}, {0, 1, 2}};
 
-template <class T>
-Tolerance sum_tolerance() {
-  if constexpr (std::is_same_v<T, float>) return {1e-5, 1e-4};
-  else return tight<T>();
+template <class T> Tolerance sum_tolerance() {
+  if constexpr (std::is_same_v<T, float>)
+    return {1e-5, 1e-4};
+  else
+    return tight<T>();
 }
 
 TYPED_TEST(ReductionsTyped, EveryReductionOverEveryAxisSet) {
@@ -42,22 +42,26 @@ TYPED_TEST(ReductionsTyped, EveryReductionOverEveryAxisSet) {
   // Products of many values overflow floats' precision quickly: keep their magnitudes near 1.
   const auto ref = random_dense<T>(shape, rng, true);
   const auto near_one = map(ref, [](T v) {
-    if constexpr (std::is_same_v<T, bool>) return v;
-    else return static_cast<T>(static_cast<std::int64_t>(v) % 3);
+    if constexpr (std::is_same_v<T, bool>)
+      return v;
+    else
+      return static_cast<T>(static_cast<std::int64_t>(v) % 3);
   });
   for (const auto& chunks : chunkings_for(shape)) {
     const auto x = make_array<Backend>(ref, chunks);
     const auto p = make_array<Backend>(near_one, chunks);
     for (const auto& axes_list : axis_sets_3d) {
       for (bool keep : {false, true}) {
-        SCOPED_TRACE(label(chunks) + " axes " + detail::format_tuple(axes_list) + (keep ? " keepdims" : ""));
+        SCOPED_TRACE(label(chunks) + " axes " + detail::format_tuple(axes_list) +
+                     (keep ? " keepdims" : ""));
         const Axes axes(axes_list);
         const auto sum = x.sum(axes, keep);
         static_assert(std::is_same_v<value_t<decltype(sum)>, S>);
         EXPECT_TRUE(matches(sum.compute(), ref_sum(ref, axes_list, keep), sum_tolerance<S>()));
         const auto prod = p.prod(axes, keep);
         static_assert(std::is_same_v<value_t<decltype(prod)>, S>);
-        EXPECT_TRUE(matches(prod.compute(), ref_prod(near_one, axes_list, keep), sum_tolerance<S>()));
+        EXPECT_TRUE(
+            matches(prod.compute(), ref_prod(near_one, axes_list, keep), sum_tolerance<S>()));
         const auto mn = x.min(axes, keep);
         static_assert(std::is_same_v<value_t<decltype(mn)>, T>);
         EXPECT_TRUE(matches(mn.compute(), ref_min(ref, axes_list, keep)));
@@ -70,9 +74,10 @@ TYPED_TEST(ReductionsTyped, EveryReductionOverEveryAxisSet) {
         for (index_t ddof : {0, 1}) {
           const auto var = x.var(axes, ddof, keep);
           static_assert(std::is_same_v<value_t<decltype(var)>, M>);
-          EXPECT_TRUE(matches(var.compute(), ref_var(ref, axes_list, ddof, keep), sum_tolerance<M>()));
-          EXPECT_TRUE(matches(x.std(axes, ddof, keep).compute(), ref_var(ref, axes_list, ddof, keep, true),
-                              sum_tolerance<M>()));
+          EXPECT_TRUE(
+              matches(var.compute(), ref_var(ref, axes_list, ddof, keep), sum_tolerance<M>()));
+          EXPECT_TRUE(matches(x.std(axes, ddof, keep).compute(),
+                              ref_var(ref, axes_list, ddof, keep, true), sum_tolerance<M>()));
         }
       }
     }
@@ -84,13 +89,17 @@ TYPED_TEST(ReductionsTyped, FreeFunctionsMirrorMembers) {
   std::mt19937_64 rng(52);
   const auto ref = random_dense<T>({5, 6}, rng, true);
   const auto x = make_array<Backend>(ref, Chunks{2, 4});
-  EXPECT_TRUE(matches(sum(x, Axes{1}).compute(), ref_sum(ref, {1}), sum_tolerance<detail::sum_t<T>>()));
-  EXPECT_TRUE(matches(prod(x, Axes{0}, true).compute(), ref_prod(ref, {0}, true), sum_tolerance<detail::sum_t<T>>()));
+  EXPECT_TRUE(
+      matches(sum(x, Axes{1}).compute(), ref_sum(ref, {1}), sum_tolerance<detail::sum_t<T>>()));
+  EXPECT_TRUE(matches(prod(x, Axes{0}, true).compute(), ref_prod(ref, {0}, true),
+                      sum_tolerance<detail::sum_t<T>>()));
   EXPECT_TRUE(matches(min(x).compute(), ref_min(ref)));
   EXPECT_TRUE(matches(max(x, Axes{-1}).compute(), ref_max(ref, {-1})));
-  EXPECT_TRUE(matches(mean(x, Axes{0}).compute(), ref_mean(ref, {0}), sum_tolerance<detail::mean_t<T>>()));
+  EXPECT_TRUE(
+      matches(mean(x, Axes{0}).compute(), ref_mean(ref, {0}), sum_tolerance<detail::mean_t<T>>()));
   EXPECT_TRUE(matches(any(x, Axes{1}).compute(), ref_any(ref, {1})));
-  EXPECT_TRUE(matches(var(x, Axes{}, 1).compute(), ref_var(ref, {}, 1, false), sum_tolerance<detail::mean_t<T>>()));
+  EXPECT_TRUE(matches(var(x, Axes{}, 1).compute(), ref_var(ref, {}, 1, false),
+                      sum_tolerance<detail::mean_t<T>>()));
   EXPECT_TRUE(matches(std(x, Axes{1}, 0, true).compute(), ref_var(ref, {1}, 0, true, true),
                       sum_tolerance<detail::mean_t<T>>()));
   EXPECT_TRUE(matches(argmin(x).compute(), ref_arg(ref, std::nullopt, false)));
@@ -103,8 +112,10 @@ TYPED_TEST(ReductionsTyped, ArgMinArgMaxFlatAndAlongAxes) {
   const Extents shape{4, 3, 5};
   // Few distinct values: ties everywhere, so "first occurrence" is tested.
   const auto ref = map(random_dense<std::int32_t>(shape, rng), [](std::int32_t v) {
-    if constexpr (std::is_same_v<T, bool>) return v > 0;
-    else return static_cast<T>(v % 3);
+    if constexpr (std::is_same_v<T, bool>)
+      return v > 0;
+    else
+      return static_cast<T>(v % 3);
   });
   for (const auto& chunks : chunkings_for(shape)) {
     SCOPED_TRACE(label(chunks));
@@ -149,7 +160,8 @@ TEST_F(Reductions, ArgMinArgMaxTiesAcrossBlocksAndNaN) {
 
 TEST_F(Reductions, IntegerAndBoolSumsAccumulateInInt64) {
   using L32 = std::numeric_limits<std::int32_t>;
-  const Dense<std::int32_t> big({6}, {L32::max(), L32::max(), L32::max(), L32::min(), 7, L32::max()});
+  const Dense<std::int32_t> big({6},
+                                {L32::max(), L32::max(), L32::max(), L32::min(), 7, L32::max()});
   for (const auto& c : chunkings_for({6})) {
     SCOPED_TRACE(label(c));
     const auto x = make_array<Backend>(big, c);
@@ -183,13 +195,16 @@ TEST_F(Reductions, EmptyArraysHaveIdentities) {
       EXPECT_TRUE(x.all().item());
       // Reducing one axis: empty where another axis is empty, else identities.
       EXPECT_TRUE(matches(x.sum(Axes{-1}).compute(), ref_sum(Dense<double>(shape), {-1})));
-      EXPECT_TRUE(matches(k.prod(Axes{0}, true).compute(), ref_prod(Dense<std::int32_t>(shape), {0}, true)));
+      EXPECT_TRUE(matches(k.prod(Axes{0}, true).compute(),
+                          ref_prod(Dense<std::int32_t>(shape), {0}, true)));
     }
   }
   // Reducing an empty axis leaves the other axes: sum over axis 1 of (3, 0) is three zeros.
-  EXPECT_TRUE(matches(zeros<double, Backend>(Shape{3, 0}, Chunks{2, 1}).sum(Axes{1}).compute(), Dense<double>({3}, 0.0)));
-  EXPECT_TRUE(matches(ones<std::int64_t, Backend>(Shape{3, 0}, Chunks{2, 1}).prod(Axes{1}, true).compute(),
-                      Dense<std::int64_t>({3, 1}, 1)));
+  EXPECT_TRUE(matches(zeros<double, Backend>(Shape{3, 0}, Chunks{2, 1}).sum(Axes{1}).compute(),
+                      Dense<double>({3}, 0.0)));
+  EXPECT_TRUE(
+      matches(ones<std::int64_t, Backend>(Shape{3, 0}, Chunks{2, 1}).prod(Axes{1}, true).compute(),
+              Dense<std::int64_t>({3, 1}, 1)));
 }
 
 TEST_F(Reductions, RankZeroReductionsAreTheElement) {
@@ -211,11 +226,13 @@ TEST_F(Reductions, ReductionsFeedElementwiseOperations) {
                               [](double d, double s) { return d / s; });
   const double total = ref_sum(ref)[0];
   const auto share = map(ref, [&](double a) { return a / total; });
-  const auto centered_rows = zip(ref, ref_mean(ref, {1}, true), [](double a, double m) { return a - m; });
+  const auto centered_rows =
+      zip(ref, ref_mean(ref, {1}, true), [](double a, double m) { return a - m; });
   for (const auto& c : chunkings_for(ref.shape())) {
     SCOPED_TRACE(label(c));
     const auto x = make_array<Backend>(ref, c);
-    EXPECT_TRUE(matches(((x - x.mean(Axes{0})) / x.std(Axes{0})).compute(), normalized, {1e-12, 1e-12}));
+    EXPECT_TRUE(
+        matches(((x - x.mean(Axes{0})) / x.std(Axes{0})).compute(), normalized, {1e-12, 1e-12}));
     EXPECT_TRUE(matches((x / x.sum()).compute(), share, {1e-12, 1e-14}));
     EXPECT_TRUE(matches((x - x.mean(Axes{1}, true)).compute(), centered_rows, tight<double>()));
     // A reduction of a reduction.

@@ -23,8 +23,10 @@ struct IndexCase {
   std::vector<Index> args;
 };
 
-#define CHUNKED_INDEX_CASE(...)                                                                    \
-  IndexCase { #__VA_ARGS__, [](const A& x) { return x(__VA_ARGS__); }, std::vector<Index>{__VA_ARGS__} }
+// clang-format off
+#define CHUNKED_INDEX_CASE(...) \
+  IndexCase{#__VA_ARGS__, [](const A& x) { return x(__VA_ARGS__); }, std::vector<Index>{__VA_ARGS__}}
+// clang-format on
 
 /// Cases for a (7, 8) array.
 std::vector<IndexCase> cases_2d() {
@@ -37,14 +39,14 @@ std::vector<IndexCase> cases_2d() {
       CHUNKED_INDEX_CASE(slice(-3, none), slice(none, -2)),
       CHUNKED_INDEX_CASE(slice(-100, 100), slice(2, 100, 4)),
       CHUNKED_INDEX_CASE(slice(100, -100, -1), slice(-1, -9, -2)),
-      CHUNKED_INDEX_CASE(slice(5, 2)),            // empty
-      CHUNKED_INDEX_CASE(all, slice(3, 3)),       // empty on the second axis
-      CHUNKED_INDEX_CASE(slice(2, 5, -1)),        // empty with a negative step
-      CHUNKED_INDEX_CASE(3),                      // drops the first axis
+      CHUNKED_INDEX_CASE(slice(5, 2)),      // empty
+      CHUNKED_INDEX_CASE(all, slice(3, 3)), // empty on the second axis
+      CHUNKED_INDEX_CASE(slice(2, 5, -1)),  // empty with a negative step
+      CHUNKED_INDEX_CASE(3),                // drops the first axis
       CHUNKED_INDEX_CASE(-1),
       CHUNKED_INDEX_CASE(all, 0),
       CHUNKED_INDEX_CASE(slice(none, none, 3), -3),
-      CHUNKED_INDEX_CASE(-7, 7),                  // rank 0
+      CHUNKED_INDEX_CASE(-7, 7), // rank 0
       CHUNKED_INDEX_CASE(2, slice(none, none, -1)),
       CHUNKED_INDEX_CASE(slice(1, none, 4), slice(7, none, -7)),
   };
@@ -79,7 +81,8 @@ void check_cases(const Extents& shape, const std::vector<IndexCase>& cases) {
       EXPECT_EQ(v.chunks().shape(), v.shape());
       EXPECT_TRUE(matches(v.compute(), want));
       // The view feeds arithmetic and reductions like any array.
-      EXPECT_TRUE(matches((v * 2.0 + 1.0).compute(), map(want, [](double d) { return d * 2.0 + 1.0; })));
+      EXPECT_TRUE(
+          matches((v * 2.0 + 1.0).compute(), map(want, [](double d) { return d * 2.0 + 1.0; })));
       EXPECT_TRUE(matches(v.sum().compute(), ref_sum(want), tight<double>()));
     }
   }
@@ -123,7 +126,8 @@ TEST_F(Slicing, ChainedViewsAndViewsOfRechunkedViews) {
     EXPECT_TRUE(matches(r2.compute(), step2));
     EXPECT_TRUE(matches(r3.compute(), step3));
     // Views of different grids combine elementwise.
-    const auto other = make_array<Backend>(ref, Chunks{4, 3})(slice(1, none), slice(none, none, -1));
+    const auto other =
+        make_array<Backend>(ref, Chunks{4, 3})(slice(1, none), slice(none, none, -1));
     EXPECT_TRUE(matches((v1 - other).compute(), Dense<double>(step1.shape(), 0.0)));
   }
 }

@@ -10,7 +10,8 @@
 #include <type_traits>
 
 #ifndef CHUNKED_TEST_BACKEND
-#error "define CHUNKED_TEST_BACKEND (chunked::Cpu, chunked::Cuda or chunked::Auto) before including a suite"
+#error                                                                                             \
+    "define CHUNKED_TEST_BACKEND (chunked::Cpu, chunked::Cuda or chunked::Auto) before including a suite"
 #endif
 
 namespace chunked::test {
@@ -22,15 +23,18 @@ inline constexpr bool backend_is_cuda = std::is_same_v<Backend, Cuda>;
 
 /// True when computations of `Backend` run on a GPU here (Cuda, or Auto with a device).
 inline bool runs_on_gpu() {
-  if constexpr (std::is_same_v<Backend, Cpu>) return false;
-  else return cuda_available();
+  if constexpr (std::is_same_v<Backend, Cpu>)
+    return false;
+  else
+    return cuda_available();
 }
 
 /// Why tests of `Backend` cannot run here, or an empty string when they can. Only Cuda can be
 /// unusable: Cpu always runs, and Auto falls back to the CPU.
 inline std::string backend_skip_reason() {
   if constexpr (backend_is_cuda) {
-    if (!cuda_available()) return "Cuda backend: no usable CUDA device is visible on this machine";
+    if (!cuda_available())
+      return "Cuda backend: no usable CUDA device is visible on this machine";
   }
   return {};
 }
@@ -44,12 +48,11 @@ inline std::string backend_skip_reason() {
 
 /// Base fixture of every suite test: skips it, with the reason, where the backend cannot run.
 class BackendTest : public ::testing::Test {
- protected:
+protected:
   void SetUp() override { CHUNKED_SKIP_IF_BACKEND_UNUSABLE(); }
 };
 
 /// The same for typed tests over element types.
-template <class T>
-class TypedBackendTest : public BackendTest {};
+template <class T> class TypedBackendTest : public BackendTest {};
 
 } // namespace chunked::test
