@@ -1,16 +1,81 @@
 // SPDX-License-Identifier: Apache-2.0
-// CPU random kernels: per-element Philox sampling over index runs and index lists.
+// CPU random kernels: dispatch to the vectorised kernels, and the scalar reference path.
 
 #include "chunked/backend/cpu/random_kernels.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <type_traits>
 
 #include "chunked/random/distributions.hpp"
+#include "simd_random.hpp"
 
 namespace chunked::cpu {
 
 namespace {
+
+// ---- Instruction-set choice ----------------------------------------------------------------
+
+bool cpu_has(SimdIsa isa) noexcept {
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+  switch (isa) {
+  case SimdIsa::avx512:
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+  case SimdIsa::avx2:
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  default:
+    return true;
+  }
+#else
+  return isa == SimdIsa::scalar;
+#endif
+}
+
+const simd::RandomKernelTable* table_of(SimdIsa isa) noexcept {
+  switch (isa) {
+  case SimdIsa::avx512:
+    return simd::avx512_random_kernels();
+  case SimdIsa::avx2:
+    return simd::avx2_random_kernels();
+  default:
+    return nullptr;
+  }
+}
+
+SimdIsa initial_isa() noexcept {
+  if (const char* name = std::getenv("CHUNKED_SIMD")) {
+    for (SimdIsa isa : {SimdIsa::scalar, SimdIsa::avx2, SimdIsa::avx512}) {
+      if (std::strcmp(name, simd_isa_name(isa)) == 0 && simd_isa_supported(isa)) {
+        return isa;
+      }
+    }
+  }
+  for (SimdIsa isa : {SimdIsa::avx512, SimdIsa::avx2}) {
+    if (simd_isa_supported(isa)) {
+      return isa;
+    }
+  }
+  return SimdIsa::scalar;
+}
+
+// The active table, or nullptr for the scalar path; read on every kernel call, so a relaxed
+// atomic (the tables are immutable).
+std::atomic<const simd::RandomKernelTable*>& active_table() noexcept {
+  static std::atomic<const simd::RandomKernelTable*> table{table_of(initial_isa())};
+  return table;
+}
+
+const simd::RandomKernelTable* vector_kernels(IndexRun idx) noexcept {
+  return idx.step == 0 ? nullptr : active_table().load(std::memory_order_relaxed);
+}
+
+const simd::RandomKernelTable* vector_kernels(IndexList) noexcept {
+  return active_table().load(std::memory_order_relaxed);
+}
+
+// ---- Scalar path -------------------------------------------------------------------------------
 
 namespace rnd = chunked::random;
 
@@ -101,50 +166,116 @@ void integers_impl(const RandomSource& src, std::int64_t low, std::int64_t high,
   }
 }
 
+// The vector kernels when an instruction set is active (broadcasts excepted: they compute one
+// value), else the scalar reference path.
+template <class Entry, class Param, class Idx, class T, class Scalar>
+void dispatch(Entry simd::RandomKernelTable::*entry, const Scalar& scalar, const RandomSource& src,
+              Param a, Param b, Idx idx, T* out) {
+  if (const auto* table = vector_kernels(idx)) {
+    (table->*entry)(src, a, b, idx, out);
+  } else {
+    scalar(src, a, b, idx, out);
+  }
+}
+
 } // namespace
 
-void random_normal(const RandomSource& src, double mean, double stddev, IndexRun idx, double* out) {
-  normal_impl(src, mean, stddev, idx, out);
-}
-void random_normal(const RandomSource& src, double mean, double stddev, IndexRun idx, float* out) {
-  normal_impl(src, mean, stddev, idx, out);
-}
-void random_normal(const RandomSource& src, double mean, double stddev, IndexList idx,
-                   double* out) {
-  normal_impl(src, mean, stddev, idx, out);
-}
-void random_normal(const RandomSource& src, double mean, double stddev, IndexList idx, float* out) {
-  normal_impl(src, mean, stddev, idx, out);
+const char* simd_isa_name(SimdIsa isa) noexcept {
+  switch (isa) {
+  case SimdIsa::avx512:
+    return "avx512";
+  case SimdIsa::avx2:
+    return "avx2";
+  default:
+    return "scalar";
+  }
 }
 
-void random_uniform(const RandomSource& src, double low, double high, IndexRun idx, double* out) {
-  uniform_impl(src, low, high, idx, out);
-}
-void random_uniform(const RandomSource& src, double low, double high, IndexRun idx, float* out) {
-  uniform_impl(src, low, high, idx, out);
-}
-void random_uniform(const RandomSource& src, double low, double high, IndexList idx, double* out) {
-  uniform_impl(src, low, high, idx, out);
-}
-void random_uniform(const RandomSource& src, double low, double high, IndexList idx, float* out) {
-  uniform_impl(src, low, high, idx, out);
+bool simd_isa_supported(SimdIsa isa) noexcept {
+  return isa == SimdIsa::scalar || (table_of(isa) != nullptr && cpu_has(isa));
 }
 
-void random_integers(const RandomSource& src, std::int64_t low, std::int64_t high, IndexRun idx,
+SimdIsa simd_isa() noexcept {
+  const simd::RandomKernelTable* table = active_table().load(std::memory_order_relaxed);
+  for (SimdIsa isa : {SimdIsa::avx512, SimdIsa::avx2}) {
+    if (table != nullptr && table == table_of(isa)) {
+      return isa;
+    }
+  }
+  return SimdIsa::scalar;
+}
+
+bool set_simd_isa(SimdIsa isa) noexcept {
+  if (!simd_isa_supported(isa)) {
+    return false;
+  }
+  active_table().store(table_of(isa), std::memory_order_relaxed);
+  return true;
+}
+
+void random_normal(const RandomSource& src, double a, double b, IndexRun idx, double* out) {
+  dispatch(&simd::RandomKernelTable::normal_run_f64, normal_impl<IndexRun, double>, src, a, b, idx,
+           out);
+}
+void random_normal(const RandomSource& src, double a, double b, IndexRun idx, float* out) {
+  dispatch(&simd::RandomKernelTable::normal_run_f32, normal_impl<IndexRun, float>, src, a, b, idx,
+           out);
+}
+void random_normal(const RandomSource& src, double a, double b, IndexList idx, double* out) {
+  dispatch(&simd::RandomKernelTable::normal_list_f64, normal_impl<IndexList, double>, src, a, b,
+           idx, out);
+}
+void random_normal(const RandomSource& src, double a, double b, IndexList idx, float* out) {
+  dispatch(&simd::RandomKernelTable::normal_list_f32, normal_impl<IndexList, float>, src, a, b, idx,
+           out);
+}
+void random_uniform(const RandomSource& src, double a, double b, IndexRun idx, double* out) {
+  dispatch(&simd::RandomKernelTable::uniform_run_f64, uniform_impl<IndexRun, double>, src, a, b,
+           idx, out);
+}
+void random_uniform(const RandomSource& src, double a, double b, IndexRun idx, float* out) {
+  dispatch(&simd::RandomKernelTable::uniform_run_f32, uniform_impl<IndexRun, float>, src, a, b, idx,
+           out);
+}
+void random_uniform(const RandomSource& src, double a, double b, IndexList idx, double* out) {
+  dispatch(&simd::RandomKernelTable::uniform_list_f64, uniform_impl<IndexList, double>, src, a, b,
+           idx, out);
+}
+void random_uniform(const RandomSource& src, double a, double b, IndexList idx, float* out) {
+  dispatch(&simd::RandomKernelTable::uniform_list_f32, uniform_impl<IndexList, float>, src, a, b,
+           idx, out);
+}
+void random_integers(const RandomSource& src, std::int64_t a, std::int64_t b, IndexRun idx,
                      std::int64_t* out) {
-  integers_impl(src, low, high, idx, out);
+  dispatch(&simd::RandomKernelTable::integers_run_i64, integers_impl<IndexRun, std::int64_t>, src,
+           a, b, idx, out);
 }
-void random_integers(const RandomSource& src, std::int32_t low, std::int32_t high, IndexRun idx,
+void random_integers(const RandomSource& src, std::int32_t a, std::int32_t b, IndexRun idx,
                      std::int32_t* out) {
-  integers_impl(src, low, high, idx, out);
+  dispatch(&simd::RandomKernelTable::integers_run_i32, integers_impl<IndexRun, std::int32_t>, src,
+           a, b, idx, out);
 }
-void random_integers(const RandomSource& src, std::int64_t low, std::int64_t high, IndexList idx,
+void random_integers(const RandomSource& src, std::int64_t a, std::int64_t b, IndexList idx,
                      std::int64_t* out) {
-  integers_impl(src, low, high, idx, out);
+  dispatch(&simd::RandomKernelTable::integers_list_i64, integers_impl<IndexList, std::int64_t>, src,
+           a, b, idx, out);
 }
-void random_integers(const RandomSource& src, std::int32_t low, std::int32_t high, IndexList idx,
+void random_integers(const RandomSource& src, std::int32_t a, std::int32_t b, IndexList idx,
                      std::int32_t* out) {
-  integers_impl(src, low, high, idx, out);
+  dispatch(&simd::RandomKernelTable::integers_list_i32, integers_impl<IndexList, std::int32_t>, src,
+           a, b, idx, out);
+}
+
+void standard_normal_blocks(const random::Words4x32* words, index_t n, double* even, double* odd) {
+  if (const auto* table = active_table().load(std::memory_order_relaxed)) {
+    table->standard_normal_blocks(words, n, even, odd);
+    return;
+  }
+  for (index_t i = 0; i < n; ++i) {
+    const auto z = random::standard_normal_pair(words[i]);
+    even[i] = z.even;
+    odd[i] = z.odd;
+  }
 }
 
 } // namespace chunked::cpu
