@@ -6,6 +6,7 @@
 #include <chunked/plan/plan.hpp>
 
 #include <cstring>
+#include <unordered_map>
 
 namespace chunked {
 
@@ -15,9 +16,27 @@ namespace detail {
 
 namespace {
 
-std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan& plan, BackendKind backend,
-                                             const ComputeOptions& options) {
+/// Blocks that persist() left on a GPU are copied to the host before a CPU run reads them; the
+/// copies live as long as the returned vector.
+std::vector<std::shared_ptr<Buffer>> host_copies_of_device_inputs(plan::Plan& plan) {
+  std::unordered_map<const Buffer*, std::shared_ptr<Buffer>> copies;
+  auto fix = [&](plan::InputRef& ref) {
+    if (ref.kind != plan::InputRef::Kind::stored || ref.stored->space().kind != MemorySpace::Kind::device) return;
+    auto& copy = copies[ref.stored];
+    if (!copy) copy = cuda::download(*ref.stored);
+    ref.stored = copy.get();
+  };
+  for (auto& in : plan.inputs) fix(in.ref);
+  for (auto& pieces : plan.gathers)
+    for (auto& piece : pieces) fix(piece.source);
+  std::vector<std::shared_ptr<Buffer>> keep;
+  for (auto& [ptr, copy] : copies) keep.push_back(std::move(copy));
+  return keep;
+}
+
+std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, BackendKind backend, const ComputeOptions& options) {
   if (resolve_backend(backend) == BackendKind::cuda) return cuda::execute(plan, options);
+  const auto host_copies = host_copies_of_device_inputs(plan);
   return cpu::execute(plan, options);
 }
 
@@ -48,7 +67,7 @@ void compute_into(const std::vector<HostTarget>& targets, BackendKind backend, c
     r.destination = plan::Destination{t.data, t.node->dtype, t.node->shape, MemorySpace{}};
     requests.push_back(std::move(r));
   }
-  const plan::Plan p = plan::make_plan(requests);
+  plan::Plan p = plan::make_plan(requests);
   execute(p, kind, options);
 }
 
@@ -57,7 +76,7 @@ graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend, const Co
   plan::Request r;
   r.node = node;
   r.kind = plan::Request::Kind::blocks;
-  const plan::Plan p = plan::make_plan({r});
+  plan::Plan p = plan::make_plan({r});
   auto outputs = execute(p, kind, options);
   auto data = std::make_shared<graph::StoredData>();
   data->dtype = node->dtype;

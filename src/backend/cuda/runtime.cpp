@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // CUDA runtime objects: checked calls, streams, events, pools and buffers.
 #include <chunked/backend/cuda/runtime.hpp>
+#include <chunked/backend/cuda/runtime_api.hpp>
 
 #include <fmt/format.h>
 
@@ -156,5 +157,18 @@ PinnedBuffer::PinnedBuffer(std::size_t bytes)
     : Buffer(allocate_pinned(bytes), bytes, MemorySpace{}) {}
 
 PinnedBuffer::~PinnedBuffer() { cudaFreeHost(data()); }
+
+} // namespace chunked::cuda
+
+namespace chunked::cuda {
+
+std::shared_ptr<Buffer> download(const Buffer& device_buffer) {
+  auto host = make_host_buffer(device_buffer.bytes());
+  const int device = device_buffer.space().device;
+  DeviceGuard guard(device);
+  check(cudaMemcpy(host->data(), device_buffer.data(), device_buffer.bytes(), cudaMemcpyDeviceToHost),
+        "cudaMemcpy (device to host)", device, std::to_string(device_buffer.bytes()) + " bytes");
+  return host;
+}
 
 } // namespace chunked::cuda

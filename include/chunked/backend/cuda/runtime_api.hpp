@@ -21,4 +21,8 @@ int usable_device_count();
 /// OutOfMemory on failure, after every other task has stopped and memory is released.
 std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan& plan, const ComputeOptions& options);
 
+/// A host copy of a buffer held in device memory, so that the CPU backend can read blocks that
+/// persist() left on a GPU.
+std::shared_ptr<Buffer> download(const Buffer& device_buffer);
+
 } // namespace chunked::cuda
