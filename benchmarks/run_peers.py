@@ -109,6 +109,10 @@ def main():
     driver = find_driver(args.driver)
     py = peer_python()
     os.makedirs(args.out, exist_ok=True)
+    # Shared machines drift: keep the load around the runs and the source they measured.
+    load_before = os.getloadavg()
+    commit = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], capture_output=True,
+                            text=True).stdout.strip()
     rows = []
     for t in threads:
         path = os.path.join(args.out, f"seed_chunked_cpu_t{t}.json")
@@ -127,7 +131,8 @@ def main():
 
     summary = {
         "benchmark": "seed", "date": common.utc_now(), "machine": common.machine(),
-        "shape": args.shape, "chunks": args.chunks,
+        "shape": args.shape, "chunks": args.chunks, "commit": commit,
+        "load_average_1_5_15": {"before": load_before, "after": os.getloadavg()},
         "runs": [{k: r[k] for k in ("label", "command", "per_chunk_per_worker_s", "estimate_500000x500000_s")}
                  for r in rows],
         "published_500000x500000_s": dict(PUBLISHED),

@@ -79,7 +79,8 @@ Extent2 parse_extent(std::string_view flag, std::string_view text) {
     if (used_r != r.size() || used_c != c.size() || e.rows <= 0 || e.cols <= 0)
       throw std::invalid_argument("");
   } catch (const std::exception&) {
-    throw std::invalid_argument(fmt::format("{} expects RxC with positive integers, got '{}'", flag, text));
+    throw std::invalid_argument(
+        fmt::format("{} expects RxC with positive integers, got '{}'", flag, text));
   }
   return e;
 }
@@ -92,7 +93,8 @@ int parse_count(std::string_view flag, std::string_view text, int min) {
       return v;
   } catch (const std::exception&) {
   }
-  throw std::invalid_argument(fmt::format("{} expects an integer >= {}, got '{}'", flag, min, text));
+  throw std::invalid_argument(
+      fmt::format("{} expects an integer >= {}, got '{}'", flag, min, text));
 }
 
 Config parse_args(int argc, char** argv) {
@@ -158,7 +160,8 @@ std::string duration_text(double s) {
     return fmt::format("{:.2f} s", s);
   if (s < 7200)
     return fmt::format("{} min {:02.0f} s", static_cast<int>(s / 60), std::fmod(s, 60));
-  return fmt::format("{} h {:02} min", static_cast<int>(s / 3600), static_cast<int>(std::fmod(s, 3600) / 60));
+  return fmt::format("{} h {:02} min", static_cast<int>(s / 3600),
+                     static_cast<int>(std::fmod(s, 3600) / 60));
 }
 
 std::string json_escape(std::string_view s) {
@@ -175,11 +178,10 @@ std::string json_escape(std::string_view s) {
 }
 
 // One timed computation of the seed benchmark: builds the lazy program and sums it.
-template <class B>
-double run_once(const Config& c, const ComputeOptions& options) {
+template <class B> double run_once(const Config& c, const ComputeOptions& options) {
   Generator rng(c.seed);
-  auto x = rng.normal<double, B>(Shape{c.shape.rows, c.shape.cols}, Chunks{c.chunks.rows, c.chunks.cols},
-                                 10.0, 1.0);
+  auto x = rng.normal<double, B>(Shape{c.shape.rows, c.shape.cols},
+                                 Chunks{c.chunks.rows, c.chunks.cols}, 10.0, 1.0);
   return (x + 1.0)(slice(none, none, 2), slice(none, none, 2)).sum().item(options);
 }
 
@@ -189,17 +191,19 @@ struct Timings {
   std::vector<double> warm;
 };
 
-template <class B>
-Timings measure(const Config& c, const ComputeOptions& options) {
+template <class B> Timings measure(const Config& c, const ComputeOptions& options) {
   Timings t;
   auto timed = [&] {
     const auto start = std::chrono::steady_clock::now();
     const double s = run_once<B>(c, options);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     // Every run must give bitwise the same sum (DESIGN section 3); a difference is a bug.
     if (t.first > 0 && s != t.result)
-      throw std::runtime_error(fmt::format("run {} gave {:.17g}, the first run gave {:.17g}: results "
-                                           "must be bitwise reproducible", t.warm.size() + 2, s, t.result));
+      throw std::runtime_error(
+          fmt::format("run {} gave {:.17g}, the first run gave {:.17g}: results "
+                      "must be bitwise reproducible",
+                      t.warm.size() + 2, s, t.result));
     t.result = s;
     return seconds;
   };
@@ -239,7 +243,8 @@ int main(int argc, char** argv) try {
                                           : measure<Auto>(c, options);
 
   const double total = static_cast<double>(c.shape.rows) * static_cast<double>(c.shape.cols);
-  const double kept = static_cast<double>((c.shape.rows + 1) / 2) * static_cast<double>((c.shape.cols + 1) / 2);
+  const double kept =
+      static_cast<double>((c.shape.rows + 1) / 2) * static_cast<double>((c.shape.cols + 1) / 2);
   const index_t chunks = ((c.shape.rows + c.chunks.rows - 1) / c.chunks.rows) *
                          ((c.shape.cols + c.chunks.cols - 1) / c.chunks.cols);
   const double expected = 11.0 * kept;
@@ -254,10 +259,12 @@ int main(int argc, char** argv) try {
   fmt::print("chunked-seed-benchmark (chunked {})\n", version_string());
   fmt::print("machine:  {}, {} hardware threads; backend {}{}\n", cpu_model(), cores, resolved,
              c.backend == "auto" ? " (auto)" : "");
-  fmt::print("config:   x = normal(10, 1), shape {}x{}, chunks {}x{} ({} chunks), float64, seed {}\n",
-             c.shape.rows, c.shape.cols, c.chunks.rows, c.chunks.cols, chunks, c.seed);
+  fmt::print(
+      "config:   x = normal(10, 1), shape {}x{}, chunks {}x{} ({} chunks), float64, seed {}\n",
+      c.shape.rows, c.shape.cols, c.chunks.rows, c.chunks.cols, chunks, c.seed);
   fmt::print("          sum((x + 1)[::2, ::2]); {}; 1 first + {} warm runs\n",
-             gpu ? std::string("one worker per GPU") : fmt::format("{} CPU worker thread(s)", workers),
+             gpu ? std::string("one worker per GPU")
+                 : fmt::format("{} CPU worker thread(s)", workers),
              c.repeat);
   fmt::print("result:   {:.17g}, expected {:.6g} +- {:.3g}: {}\n", t.result, expected, tolerance,
              ok ? "ok" : "WRONG");
@@ -269,8 +276,8 @@ int main(int argc, char** argv) try {
   fmt::print("whole 500000x500000 (2 TB) at this rate: {}{}\n", duration_text(estimate),
              total == seed_elements ? "" : " (measure it with --shape 500000x500000)");
   for (const auto& p : published)
-    fmt::print("  published 2019, {:<28} {:>12}  ({:.3g}x ours)\n", p.system, duration_text(p.seconds),
-               p.seconds / estimate);
+    fmt::print("  published 2019, {:<28} {:>12}  ({:.3g}x ours)\n", p.system,
+               duration_text(p.seconds), p.seconds / estimate);
 
   if (!c.json.empty()) {
     std::ofstream out(c.json);
@@ -300,15 +307,16 @@ int main(int argc, char** argv) try {
   ]
 }}
 )",
-        version_string(), utc_now(), json_escape(cpu_model()), cores, resolved, c.shape.rows, c.shape.cols,
-        c.chunks.rows, c.chunks.cols, chunks, c.backend, c.threads, workers, c.repeat, c.seed, t.result,
-        expected, tolerance, ok ? "true" : "false", t.first, warm, med, kept / med, total / med, per_chunk,
-        per_chunk_worker, estimate, refs);
+        version_string(), utc_now(), json_escape(cpu_model()), cores, resolved, c.shape.rows,
+        c.shape.cols, c.chunks.rows, c.chunks.cols, chunks, c.backend, c.threads, workers, c.repeat,
+        c.seed, t.result, expected, tolerance, ok ? "true" : "false", t.first, warm, med,
+        kept / med, total / med, per_chunk, per_chunk_worker, estimate, refs);
     if (!out)
       throw std::runtime_error("cannot write " + c.json);
   }
   if (!ok) {
-    std::fprintf(stderr, "chunked-seed-benchmark: the result is wrong (off by %.6g, tolerance %.6g)\n",
+    std::fprintf(stderr,
+                 "chunked-seed-benchmark: the result is wrong (off by %.6g, tolerance %.6g)\n",
                  t.result - expected, tolerance);
     return 1;
   }

@@ -86,7 +86,8 @@ int main(int argc, char** argv) try {
   // that missed or doubled one element of 1e8 is off by ~1e-8, so 1e-10 tells them apart.
   const double tolerance = 1e-10;
   if (!(std::abs(static_cast<double>(out_total) - 1.0) <= tolerance) || !(worst <= tolerance)) {
-    std::fprintf(stderr, "normalize: the result does not sum to one (off by %.3g, tolerance %.3g)\n",
+    std::fprintf(stderr,
+                 "normalize: the result does not sum to one (off by %.3g, tolerance %.3g)\n",
                  static_cast<double>(out_total) - 1.0, tolerance);
     return 1;
   }

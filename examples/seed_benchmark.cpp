@@ -3,7 +3,8 @@
 //
 // Usage: chunked_example_seed_benchmark [--shape RxC] [--chunks RxC]
 // The defaults are the full 500000x500000 array (2 TB of float64) in 10000x10000 chunks; it runs
-// on a GPU when one is usable and on the CPU cores otherwise. For timings, use chunked-seed-benchmark.
+// on a GPU when one is usable and on the CPU cores otherwise. For timings, use
+// chunked-seed-benchmark.
 #include <chunked/chunked.hpp>
 
 #include <fmt/format.h>
@@ -90,11 +91,11 @@ int main(int argc, char** argv) try {
   const double tolerance = 6.0 * std::sqrt(n) + 1e-12 * expected;
   fmt::print("x: {}\n", x);
   fmt::print("sum((x + 1)[::2, ::2]) = {:.17g}\n", s);
-  fmt::print("expected {:.17g} +- {:.3g} ({} kept elements); {:.3f} s on {}\n", expected,
-             tolerance, kept.size(), seconds, cuda_available() ? "CUDA" : "the CPU");
+  fmt::print("expected {:.17g} +- {:.3g} ({} kept elements); {:.3f} s on {}\n", expected, tolerance,
+             kept.size(), seconds, cuda_available() ? "CUDA" : "the CPU");
   if (!(std::abs(s - expected) <= tolerance)) {
-    std::fprintf(stderr, "seed_benchmark: the sum is off by %.6g, more than %.6g\n",
-                 s - expected, tolerance);
+    std::fprintf(stderr, "seed_benchmark: the sum is off by %.6g, more than %.6g\n", s - expected,
+                 tolerance);
     return 1;
   }
   return 0;

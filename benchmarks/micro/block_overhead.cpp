@@ -46,11 +46,13 @@ void bm_tiny_blocks(benchmark::State& state) {
   for (auto _ : state) {
     const double s = run(n, block_elements, options);
     if (s != expected) {
-      state.SkipWithError(("sum is " + std::to_string(s) + ", expected " + std::to_string(expected)).c_str());
+      state.SkipWithError(
+          ("sum is " + std::to_string(s) + ", expected " + std::to_string(expected)).c_str());
       break;
     }
   }
-  const double per_iteration = loop.seconds() / static_cast<double>(std::max<std::int64_t>(state.iterations(), 1));
+  const double per_iteration =
+      loop.seconds() / static_cast<double>(std::max<std::int64_t>(state.iterations(), 1));
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * blocks);
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * n *
                           static_cast<std::int64_t>(sizeof(double)));

@@ -17,8 +17,7 @@ using namespace chunked;
 enum class Dist { normal, uniform, integers };
 
 // Arguments: elements, chunk length, threads (0 = inline).
-template <Dist D, class T>
-void bm_generate(benchmark::State& state) {
+template <Dist D, class T> void bm_generate(benchmark::State& state) {
   const index_t n = state.range(0);
   const index_t chunk = state.range(1);
   const ComputeOptions options = bench::threads(state.range(2));

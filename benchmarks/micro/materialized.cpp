@@ -38,7 +38,8 @@ void bm_fma_sum_axis0(benchmark::State& state) {
 // (x - x.mean(Axes{0})) / x.std(Axes{0}): at least one read and one write of every element.
 void bm_standardize(benchmark::State& state) {
   const std::vector<double> host = bench::host_values(static_cast<std::size_t>(rows * cols));
-  const auto x = from_host(std::span<const double>(host), Shape{rows, cols}, Chunks{state.range(0), cols});
+  const auto x =
+      from_host(std::span<const double>(host), Shape{rows, cols}, Chunks{state.range(0), cols});
   const auto r = (x - x.mean(Axes{0})) / x.std(Axes{0});
   const ComputeOptions options = bench::threads(state.range(1));
   std::vector<double> out(host.size());

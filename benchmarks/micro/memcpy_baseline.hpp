@@ -34,7 +34,8 @@ inline double memcpy_seconds(std::size_t traffic) {
     const auto start = std::chrono::steady_clock::now();
     std::memcpy(dst.get(), src.get(), n);
     benchmark::ClobberMemory();
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    times.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(times.begin(), times.end());
   return cache[traffic] = times[times.size() / 2];
@@ -42,13 +43,13 @@ inline double memcpy_seconds(std::size_t traffic) {
 
 /// Wall time of a benchmark loop, for counters that need it (Google Benchmark keeps its own).
 class LoopClock {
- public:
+public:
   LoopClock() : start_(std::chrono::steady_clock::now()) {}
   double seconds() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
 
- private:
+private:
   std::chrono::steady_clock::time_point start_;
 };
 

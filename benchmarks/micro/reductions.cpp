@@ -17,8 +17,7 @@ enum class Op { sum, max, mean, var };
 
 constexpr index_t rows = 4096, cols = 4096; // 128 MiB of float64
 
-template <Op O>
-ChunkedArray<double> reduce(const ChunkedArray<double>& a, const Axes& axes) {
+template <Op O> ChunkedArray<double> reduce(const ChunkedArray<double>& a, const Axes& axes) {
   if constexpr (O == Op::sum)
     return a.sum(axes);
   else if constexpr (O == Op::max)
@@ -30,8 +29,7 @@ ChunkedArray<double> reduce(const ChunkedArray<double>& a, const Axes& axes) {
 }
 
 // Arguments: axis (-1 = all), chunk edge, threads (0 = inline).
-template <Op O>
-void bm_reduce(benchmark::State& state) {
+template <Op O> void bm_reduce(benchmark::State& state) {
   const std::vector<double> host = bench::host_values(static_cast<std::size_t>(rows * cols));
   const index_t edge = state.range(1);
   const auto a = from_host(std::span<const double>(host), Shape{rows, cols}, Chunks{edge, edge});

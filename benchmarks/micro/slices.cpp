@@ -32,8 +32,7 @@ ChunkedArray<double> view_of(const ChunkedArray<double>& a, View v) {
 }
 
 // Arguments: chunk edge, threads (0 = inline). Traffic: each kept element read once, written once.
-template <View V>
-void bm_slice(benchmark::State& state) {
+template <View V> void bm_slice(benchmark::State& state) {
   const std::vector<double> host = bench::host_values(static_cast<std::size_t>(rows * cols));
   const index_t edge = state.range(0);
   const auto a = from_host(std::span<const double>(host), Shape{rows, cols}, Chunks{edge, edge});
