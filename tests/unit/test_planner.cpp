@@ -122,8 +122,11 @@ TEST(Planner, ReductionTreeHasBoundedFanIn) {
   std::vector<double> out;
   const plan::Plan p = plan_for(s.node(), out);
   EXPECT_EQ(count_tasks(p, TaskKind::program, 0), 1000);
-  for (const auto& t : p.tasks)
-    if (t.kind == TaskKind::combine) EXPECT_LE(t.inputs_end - t.inputs_begin, 8u);
+  for (const auto& t : p.tasks) {
+    if (t.kind == TaskKind::combine) {
+      EXPECT_LE(t.inputs_end - t.inputs_begin, 8u);
+    }
+  }
   EXPECT_EQ(s.item(), 1000.0);
 }
 

@@ -6,9 +6,11 @@
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__FMA__)
 
 // GCC 12's AVX-512 intrinsics pass `_mm512_undefined_*()` values as unused merge sources, which
-// -Wmaybe-uninitialized reports inside the intrinsic headers once inlined (a false positive).
+// -Wmaybe-uninitialized and -Wuninitialized report inside the intrinsic headers once inlined (a
+// false positive: the merge source is never read).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 #include <immintrin.h>
