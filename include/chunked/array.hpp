@@ -42,6 +42,7 @@ graph::NodePtr reduce(const graph::NodePtr& node, plan::ReduceOp op, const Axes&
                       index_t ddof = 0);
 graph::NodePtr arg_reduce(const graph::NodePtr& node, plan::ReduceOp op, std::optional<int> axis);
 graph::NodePtr rechunk(const graph::NodePtr& node, const Chunks& chunks);
+graph::NodePtr empty_array(DType dtype);
 } // namespace detail
 
 /// A lazy N-dimensional array of T split into chunks, computed on `Backend` (Cpu, Cuda or Auto).
@@ -64,6 +65,10 @@ class ChunkedArray {
  public:
   using value_type = T;
   using backend_type = Backend;
+
+  /// An empty one-dimensional array (shape (0,)), so that arrays can be declared before they are
+  /// assigned.
+  ChunkedArray() : node_(detail::empty_array(dtype_v<T>)) {}
 
   /// Wraps a graph node (for extensions); the node's dtype must be T's.
   explicit ChunkedArray(graph::NodePtr node) : node_(std::move(node)) {

@@ -5,6 +5,7 @@
 #include <chunked/array.hpp>
 
 #include <cmath>
+#include <ranges>
 #include <span>
 
 namespace chunked {
@@ -60,6 +61,13 @@ ChunkedArray<std::remove_const_t<T>, B> from_host(std::span<T> data, const Shape
                      shape.to_string() + " of " + std::to_string(shape.size()) + " elements");
   return ChunkedArray<U, B>(
       detail::store_host_data(data.data(), dtype_v<U>, shape, chunks.resolve(shape, sizeof(U))));
+}
+/// The same from any contiguous range of elements (std::vector, std::array, ...).
+template <class B = Cpu, std::ranges::contiguous_range R>
+  requires is_element_type_v<std::ranges::range_value_t<R>>
+auto from_host(const R& data, const Shape& shape, const Chunks& chunks) {
+  return from_host<B>(std::span<const std::ranges::range_value_t<R>>(std::ranges::data(data), std::ranges::size(data)),
+                      shape, chunks);
 }
 template <class B = Cpu, class T>
 ChunkedArray<T, B> from_host(const NDArray<T>& data, const Chunks& chunks) {

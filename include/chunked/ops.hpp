@@ -126,6 +126,27 @@ CHUNKED_DEFINE_BINARY_FUNCTION(maximum, maximum)
 CHUNKED_DEFINE_BINARY_FUNCTION(pow, pow)
 #undef CHUNKED_DEFINE_BINARY_FUNCTION
 
+/// Compound assignment rebinds the array to the lazy result, which must keep its element type
+/// (NumPy's in-place casting rule: `int_array += 1.5` is an error).
+#define CHUNKED_DEFINE_COMPOUND_ASSIGNMENT(SYM)                                                    \
+  template <class T, class Bk, class R>                                                            \
+  ChunkedArray<T, Bk>& operator SYM##=(ChunkedArray<T, Bk>& a, const R& b) {                       \
+    auto r = a SYM b;                                                                              \
+    static_assert(std::is_same_v<typename decltype(r)::value_type, T>,                             \
+                  "compound assignment would change the array's element type; write x = x op y"); \
+    a = r;                                                                                         \
+    return a;                                                                                      \
+  }
+CHUNKED_DEFINE_COMPOUND_ASSIGNMENT(+)
+CHUNKED_DEFINE_COMPOUND_ASSIGNMENT(-)
+CHUNKED_DEFINE_COMPOUND_ASSIGNMENT(*)
+CHUNKED_DEFINE_COMPOUND_ASSIGNMENT(/)
+CHUNKED_DEFINE_COMPOUND_ASSIGNMENT(%)
+CHUNKED_DEFINE_COMPOUND_ASSIGNMENT(&)
+CHUNKED_DEFINE_COMPOUND_ASSIGNMENT(|)
+CHUNKED_DEFINE_COMPOUND_ASSIGNMENT(^)
+#undef CHUNKED_DEFINE_COMPOUND_ASSIGNMENT
+
 /// Unary minus; not defined for bool arrays (as in NumPy).
 template <class T, class B>
 ChunkedArray<T, B> operator-(const ChunkedArray<T, B>& x) {

@@ -14,6 +14,8 @@ graph::NodePtr constant(const Shape& shape, const Chunks& chunks, DType t, doubl
   return graph::make_constant(shape, chunks.resolve(shape, dtype_size(t)), t, s);
 }
 
+graph::NodePtr empty_array(DType dtype) { return constant(Shape{0}, Chunks{1}, dtype, 0.0, 0); }
+
 index_t arange_length(double start, double stop, double step) {
   if (step == 0 || !std::isfinite(step) || !std::isfinite(start) || !std::isfinite(stop))
     throw ValueError("arange: start, stop and step must be finite and step non-zero (got start " +
