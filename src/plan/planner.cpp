@@ -101,6 +101,8 @@ class Planner {
   Body lower_root(const NodePtr& n, const NodePtr& iteration_node);
   std::uint32_t add_stage(Body body, const ChunkGrid& grid);
   TaskId add_task(Task t, std::vector<TaskId> deps);
+  /// A task running stage's program on one block, with its stored-leaf inputs resolved.
+  TaskId add_program_task(std::uint32_t stage, index_t block, const Output& output);
   void add_program_inputs(std::uint32_t stage, index_t block, std::vector<TaskId>& deps);
   InputRef resolve_read(const StoredLeafInfo& info, const std::array<index_t, max_ndim>& origin,
                         const std::array<index_t, max_ndim>& extent, int ndim, AffineMap& map,
@@ -373,6 +375,19 @@ InputRef Planner::resolve_read(const StoredLeafInfo& info, const std::array<inde
   return InputRef{InputRef::Kind::task, id, nullptr};
 }
 
+TaskId Planner::add_program_task(std::uint32_t stage, index_t block, const Output& output) {
+  std::vector<TaskId> deps;
+  Task t;
+  t.kind = TaskKind::program;
+  t.index = stage;
+  t.block = block;
+  t.inputs_begin = static_cast<std::uint32_t>(plan.inputs.size());
+  add_program_inputs(stage, block, deps);
+  t.inputs_end = static_cast<std::uint32_t>(plan.inputs.size());
+  t.output = output;
+  return add_task(t, std::move(deps));
+}
+
 void Planner::add_program_inputs(std::uint32_t stage, index_t block, std::vector<TaskId>& deps) {
   const Stage& st = plan.stages[stage];
   const auto bidx = st.grid.block_index(block);
@@ -399,17 +414,9 @@ std::vector<InputRef> Planner::plan_elementwise(const NodePtr& n, const Output& 
   std::vector<InputRef> refs;
   const index_t nb = n->grid.numblocks();
   for (index_t b = 0; b < nb; ++b) {
-    std::vector<TaskId> deps;
-    Task t;
-    t.kind = TaskKind::program;
-    t.index = stage;
-    t.block = b;
-    t.inputs_begin = static_cast<std::uint32_t>(plan.inputs.size());
-    add_program_inputs(stage, b, deps);
-    t.inputs_end = static_cast<std::uint32_t>(plan.inputs.size());
-    t.output = out_template;
-    if (t.output.kind == Output::Kind::buffer) t.output.elements = n->grid.block_shape(n->grid.block_index(b)).size();
-    const TaskId id = add_task(t, std::move(deps));
+    Output out = out_template;
+    if (out.kind == Output::Kind::buffer) out.elements = n->grid.block_shape(n->grid.block_index(b)).size();
+    const TaskId id = add_program_task(stage, b, out);
     refs.push_back(InputRef{InputRef::Kind::task, id, nullptr});
     if (task_ids) task_ids->push_back(id);
   }
@@ -471,17 +478,7 @@ std::vector<InputRef> Planner::plan_reduce(const NodePtr& n) {
       }
       std::size_t kk = 0, rr = 0;
       for (int k = 0; k < nd; ++k) bidx[k] = (mask >> k) & 1u ? red[rr++] : kept[kk++];
-      const index_t b = in->grid.block_number(bidx);
-      std::vector<TaskId> deps;
-      Task t;
-      t.kind = TaskKind::program;
-      t.index = stage;
-      t.block = b;
-      t.inputs_begin = static_cast<std::uint32_t>(plan.inputs.size());
-      add_program_inputs(stage, b, deps);
-      t.inputs_end = static_cast<std::uint32_t>(plan.inputs.size());
-      t.output = Output{Output::Kind::partial, in->dtype, entries, -1};
-      return add_task(t, std::move(deps));
+      return add_program_task(stage, in->grid.block_number(bidx), Output{Output::Kind::partial, in->dtype, entries, -1});
     };
     auto combine_task = [&](const std::vector<TaskId>& parts, bool final) {
       Task t;
