@@ -617,6 +617,20 @@ void Plan::instantiate(TaskId id, BlockProgram& out) const {
   instantiate_sink(*this, st, task, origin, out);
 }
 
+std::uint64_t Plan::work_bytes(TaskId id) const {
+  const Task& task = tasks[id];
+  if (task.kind != TaskKind::program) return 0;
+  const Stage& st = stages[task.index];
+  index_t rest = task.block, elements = 1;
+  for (int k = st.program.ndim; k-- > 0;) {
+    const auto& lengths = st.grid.lengths(k);
+    const auto nb = static_cast<index_t>(lengths.size());
+    elements *= lengths[rest % nb];
+    rest /= nb;
+  }
+  return static_cast<std::uint64_t>(elements) * dtype_size(st.program.result_dtype());
+}
+
 std::string Plan::describe() const {
   std::string s;
   std::vector<index_t> per_stage(stages.size(), 0);

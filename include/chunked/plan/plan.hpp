@@ -111,6 +111,10 @@ struct Plan {
 
   /// Fills `out` with the program of a program task, for this block.
   void instantiate(TaskId task, BlockProgram& out) const;
+  /// Bytes of values a task computes, for progress rates: a program task's whole iteration box
+  /// (before any reduction) in its result dtype; other tasks count nothing, so rates measure
+  /// the work the user asked for.
+  std::uint64_t work_bytes(TaskId task) const;
   /// Human-readable summary for tests and debugging: stages with their programs and task counts.
   std::string describe() const;
 };

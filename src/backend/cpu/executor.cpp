@@ -32,11 +32,11 @@ class CpuExecutor final : public runtime::TaskExecutor {
   std::uint64_t run(runtime::TaskId id, int) override {
     const plan::Task& task = plan_.tasks[id];
     switch (task.kind) {
-    case TaskKind::program: return run_program_task(id, task);
-    case TaskKind::gather: return run_gather(id, task);
-    case TaskKind::combine: return run_combine(id, task);
+    case TaskKind::program: run_program_task(id, task); break;
+    case TaskKind::gather: run_gather(id, task); break;
+    case TaskKind::combine: run_combine(id, task); break;
     }
-    return 0;
+    return plan_.work_bytes(id);
   }
 
   void release(runtime::TaskId id) override { outputs_[id].reset(); }
@@ -48,37 +48,32 @@ class CpuExecutor final : public runtime::TaskExecutor {
     return ref.kind == InputRef::Kind::stored ? ref.stored->data() : outputs_[ref.task]->data();
   }
 
-  std::uint64_t run_program_task(runtime::TaskId id, const plan::Task& task) {
+  void run_program_task(runtime::TaskId id, const plan::Task& task) {
     thread_local plan::BlockProgram program;
     thread_local std::vector<const void*> inputs;
     plan_.instantiate(id, program);
     inputs.clear();
     for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j) inputs.push_back(pointer(plan_.inputs[j].ref));
     void* out;
-    std::size_t bytes;
     if (task.output.kind == Output::Kind::destination) {
       out = plan_.destinations[task.output.destination].data;
-      bytes = static_cast<std::size_t>(program.size()) * dtype_size(task.output.dtype);
     } else {
-      bytes = output_bytes(task.output, program.sink.op);
-      outputs_[id] = make_host_buffer(bytes);
+      outputs_[id] = make_host_buffer(output_bytes(task.output, program.sink.op));
       out = outputs_[id]->data();
     }
     run_program(program, inputs, out);
-    return bytes;
   }
 
-  std::uint64_t run_gather(runtime::TaskId id, const plan::Task& task) {
+  void run_gather(runtime::TaskId id, const plan::Task& task) {
     const std::size_t bytes = output_bytes(task.output, plan::ReduceOp::sum);
     outputs_[id] = make_host_buffer(bytes);
     for (const auto& piece : plan_.gathers[task.index]) {
       const void* in = pointer(piece.source);
       run_program(piece.program, std::span<const void* const>(&in, 1), outputs_[id]->data());
     }
-    return bytes;
   }
 
-  std::uint64_t run_combine(runtime::TaskId id, const plan::Task& task) {
+  void run_combine(runtime::TaskId id, const plan::Task& task) {
     const plan::Combine& c = plan_.combines[task.index];
     const index_t n = task.output.elements;
     const auto layout = plan::partial_layout(c.op, c.input);
@@ -100,12 +95,11 @@ class CpuExecutor final : public runtime::TaskExecutor {
         std::memcpy(acc->data(), first, partial_bytes);
       }
       outputs_[id] = std::move(acc);
-      return partial_bytes;
+      return;
     }
     const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(task.output.dtype);
     outputs_[id] = make_host_buffer(bytes);
     finalize_partials(c.op, c.input, result, n, c.count, c.ddof, outputs_[id]->data());
-    return bytes;
   }
 
   const plan::Plan& plan_;

@@ -125,23 +125,22 @@ public:
     DeviceGuard guard(d.id);
     const plan::Task& task = plan_.tasks[id];
     std::vector<std::shared_ptr<Buffer>> temps;
-    std::uint64_t bytes = 0;
     switch (task.kind) {
     case TaskKind::program:
-      bytes = run_program_task(id, task, d, temps);
+      run_program_task(id, task, d, temps);
       break;
     case TaskKind::gather:
-      bytes = run_gather(id, task, d, temps);
+      run_gather(id, task, d, temps);
       break;
     case TaskKind::combine:
-      bytes = run_combine(id, task, d, temps);
+      run_combine(id, task, d, temps);
       break;
     }
     // Temporaries from other devices were copied synchronously; an output read on another device
     // must be complete before that device's copy starts.
     if (sync_after_[id])
       d.stream->synchronize(fmt::format("(task {})", id));
-    return bytes;
+    return plan_.work_bytes(id);
   }
 
   void release(runtime::TaskId id) override { outputs_[id].reset(); }
