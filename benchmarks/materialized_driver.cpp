@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: Apache-2.0
+// chunked-b3-benchmark: elementwise programs and reductions over arrays stored in the backend's
+// memory (BENCHMARKS.md B3), on any backend, timed run by run.
+//
+//   chunked-b3-benchmark [--gib 1] [--cols 4096] [--chunk-mib 128] [--backend cpu|cuda|auto]
+//                        [--threads N] [--repeat 5] [--json FILE]
+//
+// Four arrays a, b, c, x of --gib GiB each (rows x --cols float64) are made with from_host and
+// persist()ed, so on CUDA they live in device memory before any run. Programs:
+//   (a * b + c).sum(Axes{0})                    result to the host (one row), traffic 3 x bytes
+//   (x - x.mean(Axes{0})) / x.std(Axes{0})      result persisted (stays on the backend), 2 x bytes
+//   a.persist()                                 the library's own copy of a stored array, 2 x bytes
+// Traffic counts each byte the program must read or write once (B3). The limit on the CPU is a
+// memcpy of the same traffic split over the same number of threads, timed here; on a GPU it is a
+// device-to-device copy, which needs CUDA and is therefore measured by benchmarks/peers/b3_gpu.py
+// (benchmarks/run_gpu_peers.py sets the two side by side); the library's own copy is printed
+// beside it. Results are checked against host references on a few columns.
+#include "driver_util.hpp"
+
+#include <chunked/chunked.hpp>
+#include <chunked/core/version.hpp>
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+using namespace chunked;
+
+namespace {
+
+struct Config {
+  double gib = 1.0;
+  index_t cols = 4096;
+  std::int64_t chunk_mib = 128;
+  std::string backend = "auto";
+  int threads = 0;
+  int repeat = 5;
+  std::string json;
+};
+
+constexpr const char* usage_text =
+    "usage: chunked-b3-benchmark [--gib G] [--cols C] [--chunk-mib M] [--backend cpu|cuda|auto]\n"
+    "                            [--threads N] [--repeat R] [--json FILE]\n"
+    "  --gib        size of each of the four arrays in GiB (default 1)\n"
+    "  --cols       columns (default 4096); rows follow from --gib\n"
+    "  --chunk-mib  chunk size in MiB, whole rows (default 128)\n"
+    "  --backend    where to compute (default auto: CUDA when a device is usable, else the CPU)\n"
+    "  --threads    CPU worker threads (default 0: all hardware threads)\n"
+    "  --repeat     timed runs after one warm-up run (default 5)\n"
+    "  --json       also write the results to FILE as JSON\n";
+
+Config parse_args(int argc, char** argv) {
+  Config c;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(usage_text, stdout);
+      std::exit(0);
+    }
+    if (i + 1 >= argc)
+      throw std::invalid_argument(fmt::format("unknown option or missing value: '{}'", arg));
+    const std::string_view value = argv[++i];
+    if (arg == "--gib")
+      c.gib = bench::parse_positive(arg, value);
+    else if (arg == "--cols")
+      c.cols = bench::parse_int(arg, value, 1);
+    else if (arg == "--chunk-mib")
+      c.chunk_mib = bench::parse_int(arg, value, 1);
+    else if (arg == "--backend" && (value == "cpu" || value == "cuda" || value == "auto"))
+      c.backend = value;
+    else if (arg == "--threads")
+      c.threads = static_cast<int>(bench::parse_int(arg, value, 0));
+    else if (arg == "--repeat")
+      c.repeat = static_cast<int>(bench::parse_int(arg, value, 1));
+    else if (arg == "--json")
+      c.json = value;
+    else
+      throw std::invalid_argument(fmt::format("unknown option '{} {}'", arg, value));
+  }
+  return c;
+}
+
+/// Seconds a memcpy of `traffic` bytes (half read, half written) takes on `threads` threads, each
+/// copying its own slice; buffers are touched first so no page faults are timed. Median of 5.
+double memcpy_seconds(std::size_t traffic, int threads) {
+  const std::size_t n = traffic / 2;
+  auto src = std::make_unique<unsigned char[]>(n);
+  auto dst = std::make_unique<unsigned char[]>(n);
+  const std::size_t part = (n + threads - 1) / threads;
+  auto copy = [&](bool touch) {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        const std::size_t lo = std::min(n, t * part), hi = std::min(n, lo + part);
+        if (touch) {
+          std::memset(src.get() + lo, 1, hi - lo);
+          std::memset(dst.get() + lo, 2, hi - lo);
+        } else {
+          std::memcpy(dst.get() + lo, src.get() + lo, hi - lo);
+        }
+      });
+    for (auto& th : pool)
+      th.join();
+  };
+  copy(true);
+  std::vector<double> times;
+  for (int i = 0; i < 5; ++i)
+    times.push_back(bench::seconds_of([&] { copy(false); }));
+  return bench::median(times);
+}
+
+struct Program {
+  std::string name;
+  double traffic = 0;
+  double first_s = 0;
+  std::vector<double> runs_s;
+};
+
+/// Column j of (a * b + c).sum(axis 0) and of the standardised x, from the host pattern.
+struct Reference {
+  double fma_sum = 0;
+  double mean = 0;
+  double stddev = 0;
+};
+
+Reference reference_column(index_t rows, index_t cols, index_t j) {
+  long double s = 0, m = 0;
+  for (index_t r = 0; r < rows; ++r) {
+    const double v = bench::pattern_value(r * cols + j);
+    s += static_cast<long double>(v * v + v);
+    m += v;
+  }
+  m /= rows;
+  long double var = 0;
+  for (index_t r = 0; r < rows; ++r) {
+    const long double d = bench::pattern_value(r * cols + j) - m;
+    var += d * d;
+  }
+  return {static_cast<double>(s), static_cast<double>(m),
+          static_cast<double>(std::sqrt(var / rows))};
+}
+
+template <class B>
+std::vector<Program> measure(const Config& c, index_t rows, const ComputeOptions& options) {
+  const index_t cols = c.cols;
+  const Shape shape{rows, cols};
+  const index_t chunk_rows =
+      std::clamp<index_t>(c.chunk_mib * (index_t{1} << 20) / (8 * cols), 1, rows);
+  const Chunks chunks{chunk_rows, cols};
+  ChunkedArray<double, B> a, b, cc, x;
+  {
+    std::vector<double> host(static_cast<std::size_t>(rows * cols));
+    for (std::size_t i = 0; i < host.size(); ++i)
+      host[i] = bench::pattern_value(static_cast<std::int64_t>(i));
+    // Separate stored arrays, as a user's four inputs would be (no shared buffers to cache).
+    a = from_host<B>(host, shape, chunks).persist(options);
+    b = from_host<B>(host, shape, chunks).persist(options);
+    cc = from_host<B>(host, shape, chunks).persist(options);
+    x = from_host<B>(host, shape, chunks).persist(options);
+  }
+  const double bytes = static_cast<double>(rows * cols) * 8;
+  const auto fma = (a * b + cc).sum(Axes{0});
+  const auto standardized = (x - x.mean(Axes{0})) / x.std(Axes{0});
+  std::vector<double> row(static_cast<std::size_t>(cols));
+  ChunkedArray<double, B> kept;
+
+  std::vector<Program> programs{{"a_mul_b_add_c_sum_axis0", 3 * bytes, 0, {}},
+                                {"standardize_axis0", 2 * bytes, 0, {}},
+                                {"library_copy", 2 * bytes, 0, {}}};
+  auto run_one = [&](std::size_t p) {
+    return bench::seconds_of([&] {
+      if (p == 0)
+        fma.to_host(std::span<double>(row), options);
+      else if (p == 1)
+        kept = standardized.persist(options);
+      else
+        kept = a.persist(options);
+    });
+  };
+  for (std::size_t p = 0; p < programs.size(); ++p) {
+    programs[p].first_s = run_one(p);
+    for (int r = 0; r < c.repeat; ++r)
+      programs[p].runs_s.push_back(run_one(p));
+    kept = {};
+  }
+
+  // Check a few columns against host references (the last runs' results).
+  const std::vector<index_t> probe_cols{0, cols / 3, cols - 1};
+  const auto head = standardized(slice(0, 2), all).compute(options);
+  for (const index_t j : probe_cols) {
+    const Reference ref = reference_column(rows, cols, j);
+    const double got = row[static_cast<std::size_t>(j)];
+    if (!(std::abs(got - ref.fma_sum) <= 1e-9 * std::abs(ref.fma_sum)))
+      throw std::runtime_error(fmt::format("(a * b + c).sum(Axes{{0}}) column {} is {:.17g}, "
+                                           "expected {:.17g}",
+                                           j, got, ref.fma_sum));
+    for (index_t r = 0; r < std::min<index_t>(rows, 2); ++r) {
+      const double want = (bench::pattern_value(r * cols + j) - ref.mean) / ref.stddev;
+      const double value = head(r, j);
+      if (!(std::abs(value - want) <= 1e-8 * std::max(1.0, std::abs(want))))
+        throw std::runtime_error(
+            fmt::format("standardized ({}, {}) is {:.17g}, expected {:.17g}", r, j, value, want));
+    }
+  }
+  return programs;
+}
+
+} // namespace
+
+int main(int argc, char** argv) try {
+  Config c;
+  try {
+    c = parse_args(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "chunked-b3-benchmark: %s\n%s", e.what(), usage_text);
+    return 2;
+  }
+  const auto rows = static_cast<index_t>(c.gib * double(1 << 30) / (8.0 * c.cols));
+  if (rows < 2)
+    throw std::invalid_argument("--gib is too small for two rows of --cols");
+
+  ComputeOptions options;
+  options.num_threads = c.threads;
+  const bool gpu = c.backend == "cuda" || (c.backend == "auto" && cuda_available());
+  const std::string resolved = gpu ? "cuda" : "cpu";
+  const unsigned cores = std::thread::hardware_concurrency();
+  const int workers = c.threads > 0 ? c.threads : static_cast<int>(std::max(cores, 1u));
+
+  const std::vector<Program> programs = c.backend == "cpu"    ? measure<Cpu>(c, rows, options)
+                                        : c.backend == "cuda" ? measure<Cuda>(c, rows, options)
+                                                              : measure<Auto>(c, rows, options);
+  const double bytes = static_cast<double>(rows * c.cols) * 8;
+  // The CPU limit: a memcpy of the library copy's traffic on as many threads as the library used.
+  // On a GPU the limit is a device copy (b3_gpu.py), so no host memcpy is spent there.
+  const double memcpy_rate =
+      gpu ? 0 : 2 * bytes / memcpy_seconds(static_cast<std::size_t>(2 * bytes), workers) / 1e9;
+  auto json_number = [](double v) {
+    return v > 0 ? fmt::format("{:.6g}", v) : std::string("null");
+  };
+  const double library_copy_rate = programs[2].traffic / bench::median(programs[2].runs_s) / 1e9;
+
+  fmt::print("chunked-b3-benchmark (chunked {})\n", version_string());
+  fmt::print("machine:  {}, {} hardware threads; backend {}{}\n", bench::cpu_model(), cores,
+             resolved, c.backend == "auto" ? " (auto)" : "");
+  fmt::print("config:   4 stored arrays of {} x {} float64 ({:.3g} GiB each), {} MiB chunks, "
+             "{}; 1 warm-up + {} timed runs\n",
+             rows, c.cols, bytes / double(1 << 30), c.chunk_mib,
+             gpu ? std::string("one worker per GPU") : fmt::format("{} CPU threads", workers),
+             c.repeat);
+  if (gpu)
+    fmt::print("limits:   library copy {:.2f} GB/s (read + write); the device-to-device copy "
+               "limit is measured by benchmarks/peers/b3_gpu.py\n",
+               library_copy_rate);
+  else
+    fmt::print("limits:   memcpy on {} threads {:.2f} GB/s (read + write); library copy {:.2f} "
+               "GB/s\n",
+               workers, memcpy_rate, library_copy_rate);
+  std::string json_programs;
+  for (const Program& p : programs) {
+    const double med = bench::median(p.runs_s);
+    const double rate = p.traffic / med / 1e9;
+    const double limit = gpu ? library_copy_rate : memcpy_rate;
+    fmt::print("{:<26} median {:8.2f} ms (first {:8.2f} ms)  {:8.2f} GB/s  {:.2f} of {}\n", p.name,
+               med * 1e3, p.first_s * 1e3, rate, rate / limit, gpu ? "the library copy" : "memcpy");
+    json_programs += fmt::format(
+        R"({}    "{}": {{"traffic_bytes": {:.17g}, "first_s": {:.6g}, "runs_s": {}, "median_s": {:.6g}, "GBps": {:.6g}, "vs_memcpy": {}, "vs_library_copy": {:.6g}}})",
+        json_programs.empty() ? "" : ",\n", p.name, p.traffic, p.first_s,
+        bench::json_list(p.runs_s), med, rate, json_number(gpu ? 0 : rate / memcpy_rate),
+        rate / library_copy_rate);
+  }
+  fmt::print("results checked at 3 columns against host references: ok\n");
+
+  if (!c.json.empty()) {
+    std::ofstream file(c.json);
+    file << fmt::format(
+        R"({{
+  "benchmark": "B3",
+  "implementation": "chunked",
+  "version": "{}",
+  "date": "{}",
+  "machine": {{"cpu_model": "{}", "hardware_threads": {}, "backend": "{}"}},
+  "config": {{"shape": [{}, {}], "gib_per_array": {}, "chunk_mib": {}, "backend": "{}", "threads": {}, "workers": {}, "repeat": {}}},
+  "limits_GBps": {{"memcpy": {}, "memcpy_threads": {}, "library_copy": {:.6g}}},
+  "programs": {{
+{}
+  }}
+}}
+)",
+        version_string(), bench::utc_now(), bench::json_escape(bench::cpu_model()), cores, resolved,
+        rows, c.cols, c.gib, c.chunk_mib, c.backend, c.threads, gpu ? 0 : workers, c.repeat,
+        json_number(memcpy_rate), workers, library_copy_rate, json_programs);
+    if (!file)
+      throw std::runtime_error("cannot write " + c.json);
+  }
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "chunked-b3-benchmark: %s\n", e.what());
+  return 1;
+}
