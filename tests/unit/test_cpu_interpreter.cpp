@@ -1063,6 +1063,149 @@ TEST(CpuInterpreter, FloatSumsAreAccurateAndIndependentOfRowShape) {
   EXPECT_EQ(a, c);
 }
 
+// ---- Fast paths against the element-by-element fold ----------------------------------------
+
+/// Equal bits, or both NaN (which NaN two meeting NaNs give is operand order, not semantics).
+bool same_bits_or_nan(double a, double b) {
+  if (a != a || b != b)
+    return a != a && b != b;
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+/// Values with zeros of both signs, infinities, NaNs and ordinary numbers, by a seeded draw.
+std::vector<double> awkward_values(index_t n, std::mt19937_64& rng, bool specials) {
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (double& x : v) {
+    const auto k = rng() % 40;
+    x = !specials || k > 5 ? std::normal_distribution<double>(0.5, 2.0)(rng)
+        : k == 0           ? 0.0
+        : k == 1           ? -0.0
+        : k == 2           ? nan_v
+        : k == 3           ? -nan_v
+        : k == 4           ? inf_v
+                           : -inf_v;
+  }
+  return v;
+}
+
+TEST(CpuInterpreter, KeptAxisReductionsEqualTheElementFoldBitForBit) {
+  // Reducing axis 0 of a (rows, cols) box accumulates whole rows into contiguous entries; each
+  // entry must see exactly the scalar fold of its column in row order.
+  std::mt19937_64 rng(23);
+  const ReduceOp ops[] = {ReduceOp::sum, ReduceOp::mean, ReduceOp::prod, ReduceOp::min,
+                          ReduceOp::max, ReduceOp::var,  ReduceOp::any,  ReduceOp::all};
+  const std::vector<std::pair<index_t, index_t>> shapes = {
+      {1, 1}, {1, 2049}, {2049, 2}, {3, 700}, {5, 2048}, {7, 2047}, {300, 13}};
+  for (ReduceOp op : ops)
+    for (const auto& [rows, cols] : shapes)
+      for (bool specials : {false, true}) {
+        const std::vector<double> x = awkward_values(rows * cols, rng, specials);
+        BlockProgram p = box_program({rows, cols});
+        p.leaves = {stored_leaf(DType::float64, 0, amap(0, {cols, 1}))};
+        p.sink.kind = Sink::Kind::reduce;
+        p.sink.op = op;
+        p.sink.reduced_axes = 1;
+        p.sink.map = amap(0, {0, 1});
+        p.sink.num_partials = cols;
+        const int words = partial_layout(op, DType::float64).words;
+        std::vector<PartialWord> got(static_cast<std::size_t>(cols * words));
+        std::vector<PartialWord> want(got.size());
+        const void* in[] = {x.data()};
+        run_program(p, in, got.data());
+        cpu::init_partials(op, DType::float64, want.data(), cols);
+        for (index_t r = 0; r < rows; ++r)
+          for (index_t c = 0; c < cols; ++c) {
+            PartialWord* e = want.data() + c * words;
+            const double v = x[static_cast<std::size_t>(r * cols + c)];
+            switch (op) {
+            case ReduceOp::sum:
+            case ReduceOp::mean: e->f += v; break;
+            case ReduceOp::prod: e->f *= v; break;
+            case ReduceOp::min: e->f = cpu::detail::nan_min(e->f, v); break;
+            case ReduceOp::max: e->f = cpu::detail::nan_max(e->f, v); break;
+            case ReduceOp::var: cpu::detail::merge_moments(e, 1.0, v, 0.0); break;
+            case ReduceOp::any: e->i = e->i != 0 || v != 0; break;
+            default: e->i = e->i != 0 && v != 0; break;
+            }
+          }
+        for (std::size_t k = 0; k < got.size(); ++k) {
+          const bool ok = partial_layout(op, DType::float64).floating
+                              ? same_bits_or_nan(got[k].f, want[k].f)
+                              : got[k].i == want[k].i;
+          ASSERT_TRUE(ok) << reduce_op_name(op) << " " << rows << "x" << cols << " word " << k
+                          << ": " << got[k].f << " vs " << want[k].f;
+        }
+      }
+}
+
+TEST(CpuInterpreter, MinMaxOverAllAxesKeepTheFirstNanAndTheLastOfEqualZeros) {
+  // The lane-parallel extreme must give what the scalar fold gives: the first NaN's bits, and
+  // among zeros of both signs the sign of the last one in box order.
+  std::mt19937_64 rng(29);
+  for (index_t n : {1, 7, 8, 9, 2047, 2048, 2049, 5000})
+    for (int pattern = 0; pattern < 4; ++pattern)
+      for (bool mx : {false, true}) {
+        std::vector<double> x(static_cast<std::size_t>(n));
+        for (double& v : x)
+          v = pattern == 0   ? std::normal_distribution<double>()(rng)
+              : pattern == 1 ? ((rng() & 1) ? 0.0 : -0.0)
+                             : (mx ? -1.0 : 1.0) * static_cast<double>(rng() % 3);
+        if (pattern >= 2)
+          for (int k = 0; k < pattern; ++k) {
+            double q = nan_v;
+            std::uint64_t bits;
+            std::memcpy(&bits, &q, sizeof q);
+            bits |= rng() % 1000 + 1; // a distinct payload per NaN
+            std::memcpy(&q, &bits, sizeof q);
+            x[rng() % x.size()] = q;
+          }
+        BlockProgram p = box_program({n});
+        p.leaves = {stored_leaf(DType::float64, 0, amap(0, {1}))};
+        p.sink.kind = Sink::Kind::reduce;
+        p.sink.op = mx ? ReduceOp::max : ReduceOp::min;
+        p.sink.reduced_axes = 1;
+        p.sink.map = amap(0, {0});
+        p.sink.num_partials = 1;
+        PartialWord got;
+        const void* in[] = {x.data()};
+        run_program(p, in, &got);
+        double want = mx ? -inf_v : inf_v;
+        for (double v : x)
+          want = mx ? cpu::detail::nan_max(want, v) : cpu::detail::nan_min(want, v);
+        EXPECT_EQ(std::memcmp(&got.f, &want, sizeof want), 0)
+            << n << " pattern " << pattern << (mx ? " max " : " min ") << got.f << " vs " << want;
+      }
+}
+
+TEST(CpuInterpreter, StridedCopiesReadAndWriteEveryLayout) {
+  // Pure copy programs through reversed, every-other and broadcast leaves into reversed or
+  // stretched outputs, with tiles of one element and tiles that cut rows.
+  for (const auto& [rows, cols] : std::vector<std::pair<index_t, index_t>>{
+           {1, 1}, {1, 5000}, {3, 1023}, {2049, 1}, {4, 2048}})
+    for (index_t lstep : {1, -1, 2, 0, 3})
+      for (index_t sstep : {1, -1, 2}) {
+        const index_t span = std::max<index_t>(lstep < 0 ? -lstep : lstep, 1) * cols;
+        std::vector<double> x(static_cast<std::size_t>(rows * span));
+        for (std::size_t k = 0; k < x.size(); ++k)
+          x[k] = static_cast<double>(k) + 0.5;
+        BlockProgram p = box_program({rows, cols});
+        const index_t lbase = lstep < 0 ? -lstep * (cols - 1) : 0;
+        p.leaves = {stored_leaf(DType::float64, 0, amap(lbase, {span, lstep}))};
+        const index_t ospan = (sstep < 0 ? -sstep : sstep) * cols;
+        p.sink.map = amap(sstep < 0 ? -sstep * (cols - 1) : 0, {ospan, sstep});
+        std::vector<double> out(static_cast<std::size_t>(rows * ospan), -1.0);
+        const void* in[] = {x.data()};
+        run_program(p, in, out.data());
+        for (index_t r = 0; r < rows; ++r)
+          for (index_t c = 0; c < cols; ++c) {
+            const index_t i[2] = {r, c};
+            ASSERT_EQ(out[static_cast<std::size_t>(p.sink.map.at(i, 2))],
+                      x[static_cast<std::size_t>(p.leaves[0].map.at(i, 2))])
+                << rows << "x" << cols << " leaf step " << lstep << " store step " << sstep;
+          }
+      }
+}
+
 // ---- Text forms ------------------------------------------------------------------------------
 
 TEST(BlockProgramText, StructureKeyIgnoresConstantsMapsAndExtents) {

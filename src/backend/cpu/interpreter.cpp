@@ -231,23 +231,77 @@ void normalize(const BlockProgram& p, Geometry& g, std::vector<AffineMap*>& maps
   g.ndim = out + 1;
 }
 
-/// Calls f(j, offset, step, len) for each row segment of the tile that starts at multi-index
-/// `idx0` and holds n positions: positions j .. j+len-1 of the tile map to offset + step * k.
-template <class F>
-void for_each_run(const Geometry& g, const index_t* idx0, index_t n, const AffineMap& m, F&& f) {
-  const int last = g.ndim - 1;
+/// One row segment of a tile: tile positions j .. j+len-1 are box positions idx, idx + e_last, ...
+struct Run {
+  index_t j = 0, len = 0;
   index_t idx[plan::max_ndim];
-  std::copy(idx0, idx0 + g.ndim, idx);
-  const index_t step = m.coef[last];
-  for (index_t j = 0;;) {
-    const index_t len = std::min(n - j, g.extent[last] - idx[last]);
-    f(j, m.at(idx, g.ndim), step, len);
-    j += len;
-    if (j >= n)
-      return;
-    idx[last] = 0;
-    for (int k = last - 1; k >= 0 && ++idx[k] == g.extent[k]; --k)
-      idx[k] = 0;
+};
+
+/// The row segments of the tile that starts at box position t0 and holds n positions. Computed
+/// once per tile and shared by every map the tile reads or writes.
+class TileRuns {
+public:
+  void cut(const Geometry& g, index_t t0, index_t n) {
+    ndim_ = g.ndim;
+    last_ = g.ndim - 1;
+    runs_.clear();
+    Run r;
+    for (int k = last_; k >= 0; --k) {
+      r.idx[k] = t0 % g.extent[k];
+      t0 /= g.extent[k];
+    }
+    for (index_t j = 0;;) {
+      r.j = j;
+      r.len = std::min(n - j, g.extent[last_] - r.idx[last_]);
+      runs_.push_back(r);
+      j += r.len;
+      if (j >= n)
+        return;
+      r.idx[last_] = 0;
+      for (int k = last_ - 1; k >= 0 && ++r.idx[k] == g.extent[k]; --k)
+        r.idx[k] = 0;
+    }
+  }
+  bool single() const { return runs_.size() == 1; }
+  /// Calls f(j, offset, step, len) for each run: positions j .. j+len-1 of the tile map to
+  /// offset + step * k under `m`.
+  template <class F> void each(const AffineMap& m, F&& f) const {
+    const index_t step = m.coef[last_];
+    for (const Run& r : runs_)
+      f(r.j, m.at(r.idx, ndim_), step, r.len);
+  }
+  index_t first_offset(const AffineMap& m) const { return m.at(runs_.front().idx, ndim_); }
+
+private:
+  int ndim_ = 1, last_ = 0;
+  std::vector<Run> runs_;
+};
+
+/// dst[k * dstep] = src[k * sstep] for k < len, with the common layouts as loops the compiler
+/// vectorises (contiguous, reversed, every other element, broadcast).
+template <class T>
+void strided_copy(const T* __restrict src, index_t sstep, T* __restrict dst, index_t dstep,
+                  index_t len) {
+  if (dstep == 1) {
+    if (sstep == 1)
+      std::memcpy(dst, src, static_cast<std::size_t>(len) * sizeof(T));
+    else if (sstep == 0)
+      std::fill_n(dst, len, *src);
+    else if (sstep == -1)
+      for (index_t k = 0; k < len; ++k)
+        dst[k] = src[-k];
+    else if (sstep == 2)
+      for (index_t k = 0; k < len; ++k)
+        dst[k] = src[2 * k];
+    else
+      for (index_t k = 0; k < len; ++k)
+        dst[k] = src[k * sstep];
+  } else if (sstep == 1 && dstep == -1) {
+    for (index_t k = 0; k < len; ++k)
+      dst[-k] = src[k];
+  } else {
+    for (index_t k = 0; k < len; ++k)
+      dst[k * dstep] = src[k * sstep];
   }
 }
 
@@ -260,15 +314,7 @@ using LeafFill = void (*)(const Leaf& leaf, const void* input, index_t offset, i
 template <class T>
 void fill_stored(const Leaf&, const void* input, index_t offset, index_t step, index_t len,
                  void* out) {
-  const T* src = static_cast<const T*>(input) + offset;
-  T* dst = static_cast<T*>(out);
-  if (step == 1)
-    std::memcpy(dst, src, static_cast<std::size_t>(len) * sizeof(T));
-  else if (step == 0)
-    std::fill_n(dst, len, *src);
-  else
-    for (index_t k = 0; k < len; ++k)
-      dst[k] = src[k * step];
+  strided_copy(static_cast<const T*>(input) + offset, step, static_cast<T*>(out), 1, len);
 }
 
 template <class T>
@@ -323,30 +369,22 @@ void fill_constant(const Leaf& leaf, void* out, index_t n) {
 // Sinks.
 
 template <class T>
-void store_tile(const Geometry& g, const AffineMap& map, const index_t* idx0, index_t n,
-                const void* values, void* output) {
+void store_tile(const TileRuns& runs, const AffineMap& map, const void* values, void* output) {
   const T* src = static_cast<const T*>(values);
   T* dst = static_cast<T*>(output);
-  for_each_run(g, idx0, n, map, [&](index_t j, index_t offset, index_t step, index_t len) {
-    if (step == 1) {
-      std::memcpy(dst + offset, src + j, static_cast<std::size_t>(len) * sizeof(T));
-    } else {
-      T* d = dst + offset;
-      for (index_t k = 0; k < len; ++k)
-        d[k * step] = src[j + k];
-    }
+  runs.each(map, [&](index_t j, index_t offset, index_t step, index_t len) {
+    strided_copy(src + j, 1, dst + offset, step, len);
   });
 }
 
-using StoreTile = void (*)(const Geometry&, const AffineMap&, const index_t*, index_t, const void*,
-                           void*);
+using StoreTile = void (*)(const TileRuns&, const AffineMap&, const void*, void*);
 
 /// Accumulates one tile into the partial entries: the whole tile into one entry when every axis is
 /// reduced, else row segment by row segment (one entry per segment when the last axis is reduced,
 /// one entry per element when it is kept).
 template <class Acc>
-void reduce_tile(const Geometry& g, const AffineMap& map, bool all_reduced, const index_t* idx0,
-                 index_t n, const void* values, const index_t* index, PartialWord* partials) {
+void reduce_tile(const TileRuns& runs, const AffineMap& map, bool all_reduced, index_t n,
+                 const void* values, const index_t* index, PartialWord* partials) {
   using T = typename Acc::value_type;
   constexpr int w = Acc::words;
   const T* x = static_cast<const T*>(values);
@@ -354,10 +392,12 @@ void reduce_tile(const Geometry& g, const AffineMap& map, bool all_reduced, cons
     Acc::segment(x, index, n, partials + map.base * w);
     return;
   }
-  for_each_run(g, idx0, n, map, [&](index_t j, index_t offset, index_t step, index_t len) {
+  runs.each(map, [&](index_t j, index_t offset, index_t step, index_t len) {
     const index_t* ix = index ? index + j : nullptr;
     if (step == 0) {
       Acc::segment(x + j, ix, len, partials + offset * w);
+    } else if (step == 1) {
+      Acc::row(x + j, ix, len, partials + offset * w);
     } else {
       for (index_t k = 0; k < len; ++k)
         Acc::element(x[j + k], ix ? ix[k] : 0, partials + (offset + k * step) * w);
@@ -365,8 +405,8 @@ void reduce_tile(const Geometry& g, const AffineMap& map, bool all_reduced, cons
   });
 }
 
-using ReduceTile = void (*)(const Geometry&, const AffineMap&, bool, const index_t*, index_t,
-                            const void*, const index_t*, PartialWord*);
+using ReduceTile = void (*)(const TileRuns&, const AffineMap&, bool, index_t, const void*,
+                            const index_t*, PartialWord*);
 
 ReduceTile select_reduce(plan::ReduceOp op, DType t) {
   return visit_dtype(t, [&](auto tag) -> ReduceTile {
@@ -489,14 +529,18 @@ struct LeafStep {
   const Leaf* leaf;
   const void* input;
   const AffineMap* map;
-  void* out;
+  std::byte* out;
   std::size_t elem_size;
+  int value;
+  /// A stored leaf read contiguously: a tile that is one run is read in place, not copied.
+  bool in_place;
 };
 
 struct InstrStep {
   InstrKernel kernel;
-  const void* args[3];
+  int args[3];
   void* out;
+  int value;
 };
 
 } // namespace
@@ -576,20 +620,24 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
   std::byte* base = scratch(static_cast<std::size_t>(num_slots));
   auto slot_ptr = [&](int s) { return base + static_cast<std::size_t>(s) * slot_bytes; };
 
+  // Where each value's tile lies: its tile buffer, or the input itself for leaves read in place.
+  std::vector<const void*> where(nv, nullptr);
   std::vector<LeafStep> leaf_steps;
   for (int l = 0; l < nl; ++l) {
     if (last_use[l] < 0)
       continue;
     const Leaf& leaf = p.leaves[l];
+    where[l] = slot_ptr(slot[l]);
     if (leaf.kind == LeafKind::constant) {
       fill_constant(leaf, slot_ptr(slot[l]), tile_elements);
       continue;
     }
     if (leaf.kind == LeafKind::stored && inputs[leaf.input] == nullptr)
       malformed(p, "stored leaf input " + std::to_string(leaf.input) + " is a null pointer");
+    const bool stored = leaf.kind == LeafKind::stored;
     leaf_steps.push_back({select_fill(leaf.kind, leaf.dtype), &leaf,
-                          leaf.kind == LeafKind::stored ? inputs[leaf.input] : nullptr,
-                          &leaf_maps[l], slot_ptr(slot[l]), dtype_size(leaf.dtype)});
+                          stored ? inputs[leaf.input] : nullptr, &leaf_maps[l], slot_ptr(slot[l]),
+                          dtype_size(leaf.dtype), l, stored && leaf_maps[l].coef[g.ndim - 1] == 1});
   }
   std::vector<InstrStep> instr_steps;
   for (int v = nl; v < nv; ++v) {
@@ -598,14 +646,15 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
     const Instr& in = p.instrs[v - nl];
     const int arity = plan::opcode_arity(in.op);
     InstrStep step{select_kernel(in.op, p.value_dtype(in.args[arity == 3 ? 1 : 0]), in.dtype),
-                   {nullptr, nullptr, nullptr},
-                   slot_ptr(slot[v])};
+                   {0, 0, 0},
+                   slot_ptr(slot[v]),
+                   v};
     for (int a = 0; a < arity; ++a)
-      step.args[a] = slot_ptr(slot[in.args[a]]);
+      step.args[a] = in.args[a];
+    where[v] = step.out;
     instr_steps.push_back(step);
   }
 
-  const void* values = slot_ptr(slot[result]);
   auto* index = want_index ? reinterpret_cast<index_t*>(slot_ptr(index_slot)) : nullptr;
   StoreTile store = nullptr;
   ReduceTile reduce_fn = nullptr;
@@ -619,33 +668,37 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
         visit_dtype(result_dtype, [](auto tag) -> StoreTile { return &store_tile<decltype(tag)>; });
   }
 
-  index_t idx0[plan::max_ndim];
+  thread_local TileRuns runs;
   for (index_t t0 = 0; t0 < size; t0 += tile_elements) {
     const index_t n = std::min(tile_elements, size - t0);
-    for (index_t k = g.ndim - 1, rest = t0; k >= 0; --k) {
-      idx0[k] = rest % g.extent[k];
-      rest /= g.extent[k];
-    }
+    runs.cut(g, t0, n);
     for (const LeafStep& s : leaf_steps) {
-      auto* out = static_cast<std::byte*>(s.out);
-      for_each_run(g, idx0, n, *s.map, [&](index_t j, index_t offset, index_t step, index_t len) {
+      if (s.in_place && runs.single()) {
+        where[s.value] = static_cast<const std::byte*>(s.input) +
+                         static_cast<std::size_t>(runs.first_offset(*s.map)) * s.elem_size;
+        continue;
+      }
+      where[s.value] = s.out;
+      runs.each(*s.map, [&](index_t j, index_t offset, index_t step, index_t len) {
         s.fill(*s.leaf, s.input, offset, step, len,
-               out + static_cast<std::size_t>(j) * s.elem_size);
+               s.out + static_cast<std::size_t>(j) * s.elem_size);
       });
     }
-    for (const InstrStep& s : instr_steps)
-      s.kernel(s.args, s.out, n);
+    for (const InstrStep& s : instr_steps) {
+      const void* args[3] = {where[s.args[0]], where[s.args[1]], where[s.args[2]]};
+      s.kernel(args, s.out, n);
+    }
+    const void* values = where[result];
     if (reduce) {
       if (index) {
-        for_each_run(g, idx0, n, index_map,
-                     [&](index_t j, index_t offset, index_t step, index_t len) {
-                       for (index_t k = 0; k < len; ++k)
-                         index[j + k] = offset + k * step;
-                     });
+        runs.each(index_map, [&](index_t j, index_t offset, index_t step, index_t len) {
+          for (index_t k = 0; k < len; ++k)
+            index[j + k] = offset + k * step;
+        });
       }
-      reduce_fn(g, sink_map, all_reduced, idx0, n, values, index, partials);
+      reduce_fn(runs, sink_map, all_reduced, n, values, index, partials);
     } else {
-      store(g, sink_map, idx0, n, values, output);
+      store(runs, sink_map, values, output);
     }
   }
 }

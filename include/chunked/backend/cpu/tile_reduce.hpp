@@ -14,7 +14,9 @@
 /// @file
 /// Each accumulator has
 ///   `segment(x, index, n, entry)`: folds n consecutive tile values into one partial entry;
-///   `element(x, index, entry)`: folds one value into an entry (when entries vary per element).
+///   `element(x, index, entry)`: folds one value into an entry (when entries vary per element);
+///   `row(x, index, n, entries)`: folds value k into entry k for k < n, entries `words` apart,
+///   bit for bit what n calls of `element` give, in loops the compiler can vectorise.
 /// `index` (argmin/argmax only) gives the reported index of each value. The partial word layout is
 /// plan::partial_layout's; folding a segment is the same as combining its own partial state into
 /// the entry, so results do not depend on how the box was cut into segments beyond the fixed tile
@@ -40,6 +42,19 @@ template <class Get> double pairwise_sum(const Get& get, index_t lo, index_t n) 
   return pairwise_sum(get, lo, half) + pairwise_sum(get, lo + half, n - half);
 }
 
+namespace detail {
+
+/// The words of consecutive entries as plain arrays: loops over union members do not vectorise.
+inline double* as_doubles(plan::PartialWord* e) { return &e->f; }
+inline std::int64_t* as_ints(plan::PartialWord* e) { return &e->i; }
+
+/// `acc + y` and `acc * y` with acc's NaN winning when both are NaN, as the scalar `acc += y`
+/// gives it: vector code may swap commutative operands, and x86 returns the first NaN operand.
+inline double add_to(double acc, double y) { return acc != acc ? acc : acc + y; }
+inline double mul_to(double acc, double y) { return acc != acc ? acc : acc * y; }
+
+} // namespace detail
+
 /// Value of an input element as stored in a partial word: double for floating inputs, else int64.
 template <class T>
 using partial_value_t = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
@@ -63,6 +78,17 @@ template <class T> struct SumAcc {
     else
       e->i = wrap_add(e->i, static_cast<std::int64_t>(x));
   }
+  static void row(const T* __restrict x, const index_t*, index_t n, plan::PartialWord* e) {
+    if constexpr (std::is_floating_point_v<T>) {
+      double* __restrict f = detail::as_doubles(e);
+      for (index_t k = 0; k < n; ++k)
+        f[k] = detail::add_to(f[k], static_cast<double>(x[k]));
+    } else {
+      std::int64_t* __restrict v = detail::as_ints(e);
+      for (index_t k = 0; k < n; ++k)
+        v[k] = wrap_add(v[k], static_cast<std::int64_t>(x[k]));
+    }
+  }
 };
 
 template <class T> struct ProdAcc {
@@ -78,18 +104,59 @@ template <class T> struct ProdAcc {
     else
       e->i = wrap_mul(e->i, static_cast<std::int64_t>(x));
   }
+  static void row(const T* __restrict x, const index_t*, index_t n, plan::PartialWord* e) {
+    if constexpr (std::is_floating_point_v<T>) {
+      double* __restrict f = detail::as_doubles(e);
+      for (index_t k = 0; k < n; ++k)
+        f[k] = detail::mul_to(f[k], static_cast<double>(x[k]));
+    } else {
+      std::int64_t* __restrict v = detail::as_ints(e);
+      for (index_t k = 0; k < n; ++k)
+        v[k] = wrap_mul(v[k], static_cast<std::int64_t>(x[k]));
+    }
+  }
 };
+
+namespace detail {
+
+/// The NaN-propagating extreme of x[0 .. n) folded from the identity in index order, exactly as
+/// the scalar fold `m = nan_max(m, x[j])` gives it. Eight independent lanes keep the loop
+/// vectorised; lanes may only differ from the scalar fold on which NaN wins (first in order) or on
+/// the sign of a zero extreme (the last of equal values wins), so those rare cases rerun the
+/// scalar fold.
+template <bool Max, class T> double extreme(const T* __restrict x, index_t n) {
+  constexpr double identity =
+      Max ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  auto fold = [](double m, double v) { return Max ? nan_max(m, v) : nan_min(m, v); };
+  double acc[8] = {identity, identity, identity, identity, identity, identity, identity, identity};
+  index_t k = 0;
+  for (; k + 8 <= n; k += 8)
+    for (int l = 0; l < 8; ++l) {
+      const double v = static_cast<double>(x[k + l]);
+      // A NaN sticks in its lane: v > NaN and v < NaN are false.
+      acc[l] = ((Max ? v > acc[l] : v < acc[l]) || v != v) ? v : acc[l];
+    }
+  double m = identity;
+  for (int l = 0; l < 8; ++l)
+    m = fold(m, acc[l]);
+  for (; k < n; ++k)
+    m = fold(m, static_cast<double>(x[k]));
+  if (m == 0 || m != m) {
+    m = identity;
+    for (k = 0; k < n; ++k)
+      m = fold(m, static_cast<double>(x[k]));
+  }
+  return m;
+}
+
+} // namespace detail
 
 template <class T, bool Max> struct MinMaxAcc {
   using value_type = T;
   static constexpr int words = 1;
   static void segment(const T* x, const index_t*, index_t n, plan::PartialWord* e) {
     if constexpr (std::is_floating_point_v<T>) {
-      double m =
-          Max ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
-      for (index_t j = 0; j < n; ++j)
-        m = Max ? detail::nan_max(m, static_cast<double>(x[j]))
-                : detail::nan_min(m, static_cast<double>(x[j]));
+      const double m = detail::extreme<Max>(x, n);
       e->f = Max ? detail::nan_max(e->f, m) : detail::nan_min(e->f, m);
     } else {
       std::int64_t m = e->i;
@@ -100,7 +167,31 @@ template <class T, bool Max> struct MinMaxAcc {
       e->i = m;
     }
   }
-  static void element(T x, index_t, plan::PartialWord* e) { segment(&x, nullptr, 1, e); }
+  static void element(T x, index_t, plan::PartialWord* e) {
+    // segment() of one value: the fold from the identity gives x itself.
+    if constexpr (std::is_floating_point_v<T>) {
+      const double v = static_cast<double>(x);
+      e->f = Max ? detail::nan_max(e->f, v) : detail::nan_min(e->f, v);
+    } else {
+      const auto v = static_cast<std::int64_t>(x);
+      e->i = Max ? (v > e->i ? v : e->i) : (v < e->i ? v : e->i);
+    }
+  }
+  static void row(const T* __restrict x, const index_t*, index_t n, plan::PartialWord* e) {
+    if constexpr (std::is_floating_point_v<T>) {
+      double* __restrict f = detail::as_doubles(e);
+      for (index_t k = 0; k < n; ++k) {
+        const double v = static_cast<double>(x[k]);
+        f[k] = Max ? detail::nan_max(f[k], v) : detail::nan_min(f[k], v);
+      }
+    } else {
+      std::int64_t* __restrict m = detail::as_ints(e);
+      for (index_t k = 0; k < n; ++k) {
+        const auto v = static_cast<std::int64_t>(x[k]);
+        m[k] = Max ? (v > m[k] ? v : m[k]) : (v < m[k] ? v : m[k]);
+      }
+    }
+  }
 };
 
 template <class T, bool All> struct AnyAllAcc {
@@ -116,7 +207,17 @@ template <class T, bool All> struct AnyAllAcc {
         r = r || (x[j] != T(0));
     e->i = All ? (e->i != 0 && r) : (e->i != 0 || r);
   }
-  static void element(T x, index_t, plan::PartialWord* e) { segment(&x, nullptr, 1, e); }
+  static void element(T x, index_t, plan::PartialWord* e) {
+    const bool r = x != T(0);
+    e->i = All ? (e->i != 0 && r) : (e->i != 0 || r);
+  }
+  static void row(const T* __restrict x, const index_t*, index_t n, plan::PartialWord* e) {
+    std::int64_t* __restrict v = detail::as_ints(e);
+    for (index_t k = 0; k < n; ++k) {
+      const bool r = x[k] != T(0);
+      v[k] = All ? (v[k] != 0 && r) : (v[k] != 0 || r);
+    }
+  }
 };
 
 template <class T> struct MeanAcc {
@@ -126,6 +227,11 @@ template <class T> struct MeanAcc {
     e->f += pairwise_sum([x](index_t j) { return static_cast<double>(x[j]); }, 0, n);
   }
   static void element(T x, index_t, plan::PartialWord* e) { e->f += static_cast<double>(x); }
+  static void row(const T* __restrict x, const index_t*, index_t n, plan::PartialWord* e) {
+    double* __restrict f = detail::as_doubles(e);
+    for (index_t k = 0; k < n; ++k)
+      f[k] = detail::add_to(f[k], static_cast<double>(x[k]));
+  }
 };
 
 /// var/std: each segment's (count, mean, M2) by two passes, merged into the entry (Chan et al.).
@@ -147,6 +253,45 @@ template <class T> struct MomentsAcc {
   }
   static void element(T x, index_t, plan::PartialWord* e) {
     detail::merge_moments(e, 1.0, static_cast<double>(x), 0.0);
+  }
+  /// merge_moments of one element per entry. In a box walked in C order the entries of one row
+  /// segment have seen the same number of elements, so the two ratios of Chan's update are one
+  /// division each for the whole row instead of two per element (same operands, same bits).
+  static void row(const T* __restrict x, const index_t*, index_t n, plan::PartialWord* e) {
+    if (n == 0)
+      return;
+    double* __restrict f = detail::as_doubles(e);
+    const double na = f[0];
+    bool uniform = true;
+    // NaN when any value or state is infinite or NaN: which NaN such a row leaves is a matter of
+    // operand order, so it takes merge_moments itself, as before.
+    double finite = 0;
+    for (index_t k = 0; k < n; ++k) {
+      uniform &= f[3 * k] == na;
+      const double v = static_cast<double>(x[k]);
+      finite += (v - v) + (f[3 * k + 1] - f[3 * k + 1]) + (f[3 * k + 2] - f[3 * k + 2]);
+    }
+    if (!uniform || finite != finite) {
+      for (index_t k = 0; k < n; ++k)
+        element(x[k], 0, e + 3 * k);
+      return;
+    }
+    if (na == 0) {
+      for (index_t k = 0; k < n; ++k) {
+        f[3 * k] = 1.0;
+        f[3 * k + 1] = static_cast<double>(x[k]);
+        f[3 * k + 2] = 0.0;
+      }
+      return;
+    }
+    const double nb = 1.0, total = na + nb;
+    const double mean_ratio = nb / total, m2_ratio = na * nb / total;
+    for (index_t k = 0; k < n; ++k) {
+      const double delta = static_cast<double>(x[k]) - f[3 * k + 1];
+      f[3 * k + 1] += delta * mean_ratio;
+      f[3 * k + 2] += 0.0 + delta * delta * m2_ratio; // merge_moments' m2b + ..., m2b = 0
+      f[3 * k] = total;
+    }
   }
 };
 
@@ -180,6 +325,10 @@ template <class T, bool Max> struct ArgAcc {
     e[1].i = at;
   }
   static void element(T x, index_t index, plan::PartialWord* e) { segment(&x, &index, 1, e); }
+  static void row(const T* x, const index_t* index, index_t n, plan::PartialWord* e) {
+    for (index_t k = 0; k < n; ++k)
+      element(x[k], index[k], e + 2 * k);
+  }
 };
 
 } // namespace chunked::cpu
