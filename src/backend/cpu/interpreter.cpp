@@ -532,7 +532,9 @@ struct LeafStep {
   std::byte* out;
   std::size_t elem_size;
   int value;
-  /// A stored leaf read contiguously: a tile that is one run is read in place, not copied.
+  /// The program's result is this stored leaf, read contiguously: a tile that is one run goes to
+  /// the sink from the input itself. (Leaves that instructions read are still copied: measured,
+  /// streaming several inputs through the instruction loops is slower than copying each first.)
   bool in_place;
 };
 
@@ -637,7 +639,8 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
     const bool stored = leaf.kind == LeafKind::stored;
     leaf_steps.push_back({select_fill(leaf.kind, leaf.dtype), &leaf,
                           stored ? inputs[leaf.input] : nullptr, &leaf_maps[l], slot_ptr(slot[l]),
-                          dtype_size(leaf.dtype), l, stored && leaf_maps[l].coef[g.ndim - 1] == 1});
+                          dtype_size(leaf.dtype), l,
+                          stored && l == result && leaf_maps[l].coef[g.ndim - 1] == 1});
   }
   std::vector<InstrStep> instr_steps;
   for (int v = nl; v < nv; ++v) {
