@@ -102,8 +102,8 @@ template <class T> struct ProdAcc {
   }
   static void row(const T* __restrict x, const index_t*, index_t n, plan::PartialWord* e) {
     if constexpr (std::is_floating_point_v<T>) {
-      // Plain scalar products: measured faster than the vectorised form, which needs a NaN select to
-      // keep the accumulator's NaN when both operands are NaN.
+      // Plain scalar products: measured faster than the vectorised form, which needs a NaN select
+      // to keep the accumulator's NaN when both operands are NaN.
       for (index_t k = 0; k < n; ++k)
         element(x[k], 0, e + k);
     } else {
