@@ -2,20 +2,63 @@
 // Helpers shared by the benchmark drivers: argument parsing, machine description, JSON, medians.
 #pragma once
 
+#include <chunked/core/backend_tags.hpp>
+#include <chunked/core/version.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <utility>
 #include <vector>
 
+/// The last lines of a usage text whose option names are padded to 13 columns: the options every
+/// driver has, `repeat` saying what --repeat counts.
+#define CHUNKED_BENCH_USAGE_COMMON(repeat)                                                         \
+  "  --backend    where to compute (default auto: CUDA when a device is usable, else the CPU)\n"   \
+  "  --threads    CPU worker threads (default 0: all hardware threads)\n"                          \
+  "  --repeat     " repeat "\n"                                                                    \
+  "  --json       also write the results to FILE as JSON\n"
+
 namespace chunked::bench {
+
+/// The options every driver takes; parse_common_option fills them.
+struct CommonOptions {
+  std::string backend = "auto";
+  int threads = 0;
+  int repeat = 0;
+  std::string json;
+
+  explicit CommonOptions(int default_repeat) : repeat(default_repeat) {}
+};
+
+/// The options of the drivers over float64 arrays made on the host; parse_size_option fills them.
+struct SizeOptions : CommonOptions {
+  double gib = 1.0;
+  std::int64_t chunk_mib = 0;
+
+  SizeOptions(int default_repeat, std::int64_t default_chunk_mib)
+      : CommonOptions(default_repeat), chunk_mib(default_chunk_mib) {}
+
+  /// How many rows of `row_elements` float64 fit in --gib GiB; throws std::invalid_argument
+  /// "--gib is too small for `what`" when fewer than `min_rows` do.
+  std::int64_t rows(std::int64_t row_elements, std::int64_t min_rows, std::string_view what) const {
+    const auto n = static_cast<std::int64_t>(gib * double(1 << 30) / (8.0 * row_elements));
+    if (n < min_rows)
+      throw std::invalid_argument(fmt::format("--gib is too small for {}", what));
+    return n;
+  }
+};
 
 inline std::int64_t parse_int(std::string_view flag, std::string_view text, std::int64_t min) {
   try {
@@ -38,6 +81,81 @@ inline double parse_positive(std::string_view flag, std::string_view text) {
   } catch (const std::exception&) {
   }
   throw std::invalid_argument(fmt::format("{} expects a positive number, got '{}'", flag, text));
+}
+
+/// Takes the options every driver has (--backend, --threads, --repeat, --json) into `c`;
+/// false when `arg value` is not one of them, a --backend value outside cpu|cuda|auto included.
+inline bool parse_common_option(std::string_view arg, std::string_view value, CommonOptions& c,
+                                std::int64_t min_repeat) {
+  if (arg == "--backend" && (value == "cpu" || value == "cuda" || value == "auto"))
+    c.backend = value;
+  else if (arg == "--threads")
+    c.threads = static_cast<int>(parse_int(arg, value, 0));
+  else if (arg == "--repeat")
+    c.repeat = static_cast<int>(parse_int(arg, value, min_repeat));
+  else if (arg == "--json")
+    c.json = value;
+  else
+    return false;
+  return true;
+}
+
+/// Takes the size options of the drivers over host-made arrays (--gib, --chunk-mib) into `c`;
+/// false when `arg` is neither.
+inline bool parse_size_option(std::string_view arg, std::string_view value, SizeOptions& c) {
+  if (arg == "--gib")
+    c.gib = parse_positive(arg, value);
+  else if (arg == "--chunk-mib")
+    c.chunk_mib = parse_int(arg, value, 1);
+  else
+    return false;
+  return true;
+}
+
+/// Fills `c` from the command line. `--help`/`-h` prints `usage` and exits; `flag(arg)` takes the
+/// options without a value (returns whether it knew `arg`), `option(arg, value)` the driver's own
+/// `--name value` pairs after the common ones. On a bad argument prints the error and `usage` to
+/// stderr and returns false (the driver then exits with status 2).
+template <class Config, class Option, class Flag>
+bool parse_command_line(int argc, char** argv, const char* program, const char* usage,
+                        std::int64_t min_repeat, Config& c, Option&& option, Flag&& flag) {
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string_view arg = argv[i];
+      if (flag(arg))
+        continue;
+      if (arg == "--help" || arg == "-h") {
+        std::fputs(usage, stdout);
+        std::exit(0);
+      }
+      if (i + 1 >= argc)
+        throw std::invalid_argument(fmt::format("unknown option or missing value: '{}'", arg));
+      const std::string_view value = argv[++i];
+      if (!parse_common_option(arg, value, c, min_repeat) && !option(arg, value))
+        throw std::invalid_argument(fmt::format("unknown option '{} {}'", arg, value));
+    }
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "%s: %s\n%s", program, e.what(), usage);
+    return false;
+  }
+  return true;
+}
+
+/// The same for drivers without valueless options.
+template <class Config, class Option>
+bool parse_command_line(int argc, char** argv, const char* program, const char* usage,
+                        std::int64_t min_repeat, Config& c, Option&& option) {
+  return parse_command_line(argc, argv, program, usage, min_repeat, c, std::forward<Option>(option),
+                            [](std::string_view) { return false; });
+}
+
+/// Calls `f.template operator()<B>()` with the backend tag that --backend names.
+template <class F> decltype(auto) with_backend(std::string_view backend, F&& f) {
+  if (backend == "cpu")
+    return f.template operator()<Cpu>();
+  if (backend == "cuda")
+    return f.template operator()<Cuda>();
+  return f.template operator()<Auto>();
 }
 
 inline std::string cpu_model() {
@@ -70,6 +188,46 @@ inline std::string json_escape(std::string_view s) {
       out += ch;
   }
   return out;
+}
+
+/// Where a driver runs, as its report and JSON describe it.
+struct Machine {
+  std::string backend;  ///< what --backend asked for: cpu, cuda or auto
+  bool gpu = false;     ///< whether the work runs on CUDA devices
+  std::string resolved; ///< "cuda" or "cpu"
+  unsigned cores = std::thread::hardware_concurrency();
+
+  explicit Machine(std::string_view requested)
+      : backend(requested), gpu(requested == "cuda" || (requested == "auto" && cuda_available())),
+        resolved(gpu ? "cuda" : "cpu") {}
+
+  /// The report's first two lines: program and version, then the machine.
+  void print_header(std::string_view program) const {
+    fmt::print("{} (chunked {})\n", program, version_string());
+    fmt::print("machine:  {}, {} hardware threads; backend {}{}\n", cpu_model(), cores, resolved,
+               backend == "auto" ? " (auto)" : "");
+  }
+
+  /// The opening of a driver's JSON record, up to and including the "machine" line.
+  std::string json_header(std::string_view benchmark) const {
+    return fmt::format(R"({{
+  "benchmark": "{}",
+  "implementation": "chunked",
+  "version": "{}",
+  "date": "{}",
+  "machine": {{"cpu_model": "{}", "hardware_threads": {}, "backend": "{}"}},
+)",
+                       benchmark, version_string(), utc_now(), json_escape(cpu_model()), cores,
+                       resolved);
+  }
+};
+
+/// Writes `text` to `path`, or throws.
+inline void write_file(const std::string& path, std::string_view text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out)
+    throw std::runtime_error("cannot write " + path);
 }
 
 /// A JSON array of numbers.

@@ -18,14 +18,12 @@
 #include "driver_util.hpp"
 
 #include <chunked/chunked.hpp>
-#include <chunked/core/version.hpp>
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <span>
@@ -39,14 +37,10 @@ using namespace chunked;
 
 namespace {
 
-struct Config {
-  double gib = 1.0;
+struct Config : bench::SizeOptions {
   index_t cols = 4096;
-  std::int64_t chunk_mib = 128;
-  std::string backend = "auto";
-  int threads = 0;
-  int repeat = 5;
-  std::string json;
+
+  Config() : SizeOptions(5, 128) {}
 };
 
 constexpr const char* usage_text =
@@ -54,41 +48,17 @@ constexpr const char* usage_text =
     "                            [--threads N] [--repeat R] [--json FILE]\n"
     "  --gib        size of each of the four arrays in GiB (default 1)\n"
     "  --cols       columns (default 4096); rows follow from --gib\n"
-    "  --chunk-mib  chunk size in MiB, whole rows (default 128)\n"
-    "  --backend    where to compute (default auto: CUDA when a device is usable, else the CPU)\n"
-    "  --threads    CPU worker threads (default 0: all hardware threads)\n"
-    "  --repeat     timed runs after one warm-up run (default 5)\n"
-    "  --json       also write the results to FILE as JSON\n";
+    "  --chunk-mib  chunk size in MiB, whole rows (default 128)\n" CHUNKED_BENCH_USAGE_COMMON(
+        "timed runs after one warm-up run (default 5)");
 
-Config parse_args(int argc, char** argv) {
-  Config c;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(usage_text, stdout);
-      std::exit(0);
-    }
-    if (i + 1 >= argc)
-      throw std::invalid_argument(fmt::format("unknown option or missing value: '{}'", arg));
-    const std::string_view value = argv[++i];
-    if (arg == "--gib")
-      c.gib = bench::parse_positive(arg, value);
-    else if (arg == "--cols")
-      c.cols = bench::parse_int(arg, value, 1);
-    else if (arg == "--chunk-mib")
-      c.chunk_mib = bench::parse_int(arg, value, 1);
-    else if (arg == "--backend" && (value == "cpu" || value == "cuda" || value == "auto"))
-      c.backend = value;
-    else if (arg == "--threads")
-      c.threads = static_cast<int>(bench::parse_int(arg, value, 0));
-    else if (arg == "--repeat")
-      c.repeat = static_cast<int>(bench::parse_int(arg, value, 1));
-    else if (arg == "--json")
-      c.json = value;
-    else
-      throw std::invalid_argument(fmt::format("unknown option '{} {}'", arg, value));
-  }
-  return c;
+bool parse_args(int argc, char** argv, Config& c) {
+  return bench::parse_command_line(argc, argv, "chunked-b3-benchmark", usage_text, 1, c,
+                                   [&](std::string_view arg, std::string_view value) {
+                                     if (arg != "--cols")
+                                       return bench::parse_size_option(arg, value, c);
+                                     c.cols = bench::parse_int(arg, value, 1);
+                                     return true;
+                                   });
 }
 
 /// Seconds a memcpy of `traffic` bytes (half read, half written) takes on `threads` threads, each
@@ -220,26 +190,18 @@ std::vector<Program> measure(const Config& c, index_t rows, const ComputeOptions
 
 int main(int argc, char** argv) try {
   Config c;
-  try {
-    c = parse_args(argc, argv);
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "chunked-b3-benchmark: %s\n%s", e.what(), usage_text);
+  if (!parse_args(argc, argv, c))
     return 2;
-  }
-  const auto rows = static_cast<index_t>(c.gib * double(1 << 30) / (8.0 * c.cols));
-  if (rows < 2)
-    throw std::invalid_argument("--gib is too small for two rows of --cols");
+  const index_t rows = c.rows(c.cols, 2, "two rows of --cols");
 
   ComputeOptions options;
   options.num_threads = c.threads;
-  const bool gpu = c.backend == "cuda" || (c.backend == "auto" && cuda_available());
-  const std::string resolved = gpu ? "cuda" : "cpu";
-  const unsigned cores = std::thread::hardware_concurrency();
-  const int workers = c.threads > 0 ? c.threads : static_cast<int>(std::max(cores, 1u));
+  const bench::Machine machine(c.backend);
+  const bool gpu = machine.gpu;
+  const int workers = c.threads > 0 ? c.threads : static_cast<int>(std::max(machine.cores, 1u));
 
-  const std::vector<Program> programs = c.backend == "cpu"    ? measure<Cpu>(c, rows, options)
-                                        : c.backend == "cuda" ? measure<Cuda>(c, rows, options)
-                                                              : measure<Auto>(c, rows, options);
+  const std::vector<Program> programs =
+      bench::with_backend(c.backend, [&]<class B>() { return measure<B>(c, rows, options); });
   const double bytes = static_cast<double>(rows * c.cols) * 8;
   // The CPU limit: a memcpy of the library copy's traffic on as many threads as the library used.
   // On a GPU the limit is a device copy (b3_gpu.py), so no host memcpy is spent there.
@@ -250,9 +212,7 @@ int main(int argc, char** argv) try {
   };
   const double library_copy_rate = programs[2].traffic / bench::median(programs[2].runs_s) / 1e9;
 
-  fmt::print("chunked-b3-benchmark (chunked {})\n", version_string());
-  fmt::print("machine:  {}, {} hardware threads; backend {}{}\n", bench::cpu_model(), cores,
-             resolved, c.backend == "auto" ? " (auto)" : "");
+  machine.print_header("chunked-b3-benchmark");
   fmt::print("config:   4 stored arrays of {} x {} float64 ({:.3g} GiB each), {} MiB chunks, "
              "{}; 1 warm-up + {} timed runs\n",
              rows, c.cols, bytes / double(1 << 30), c.chunk_mib,
@@ -282,26 +242,19 @@ int main(int argc, char** argv) try {
   fmt::print("results checked at 3 columns against host references: ok\n");
 
   if (!c.json.empty()) {
-    std::ofstream file(c.json);
-    file << fmt::format(
-        R"({{
-  "benchmark": "B3",
-  "implementation": "chunked",
-  "version": "{}",
-  "date": "{}",
-  "machine": {{"cpu_model": "{}", "hardware_threads": {}, "backend": "{}"}},
-  "config": {{"shape": [{}, {}], "gib_per_array": {}, "chunk_mib": {}, "backend": "{}", "threads": {}, "workers": {}, "repeat": {}}},
+    bench::write_file(
+        c.json,
+        machine.json_header("B3") +
+            fmt::format(
+                R"(  "config": {{"shape": [{}, {}], "gib_per_array": {}, "chunk_mib": {}, "backend": "{}", "threads": {}, "workers": {}, "repeat": {}}},
   "limits_GBps": {{"memcpy": {}, "memcpy_threads": {}, "library_copy": {:.6g}}},
   "programs": {{
 {}
   }}
 }}
 )",
-        version_string(), bench::utc_now(), bench::json_escape(bench::cpu_model()), cores, resolved,
-        rows, c.cols, c.gib, c.chunk_mib, c.backend, c.threads, gpu ? 0 : workers, c.repeat,
-        json_number(memcpy_rate), workers, library_copy_rate, json_programs);
-    if (!file)
-      throw std::runtime_error("cannot write " + c.json);
+                rows, c.cols, c.gib, c.chunk_mib, c.backend, c.threads, gpu ? 0 : workers, c.repeat,
+                json_number(memcpy_rate), workers, library_copy_rate, json_programs));
   }
   return 0;
 } catch (const std::exception& e) {

@@ -18,70 +18,37 @@
 #include "driver_util.hpp"
 
 #include <chunked/chunked.hpp>
-#include <chunked/core/version.hpp>
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 using namespace chunked;
 
 namespace {
 
-struct Config {
-  double gib = 1.0;
-  std::int64_t chunk_mib = 256;
-  std::string backend = "auto";
-  int threads = 0;
-  int repeat = 3;
-  std::string json;
+struct Config : bench::SizeOptions {
+  Config() : SizeOptions(3, 256) {}
 };
 
 constexpr const char* usage_text =
     "usage: chunked-normalize-benchmark [--gib G] [--chunk-mib M] [--backend cpu|cuda|auto]\n"
     "                                   [--threads N] [--repeat R] [--json FILE]\n"
     "  --gib        size of the host array in GiB (default 1; B2 names 32)\n"
-    "  --chunk-mib  chunk size in MiB (default 256)\n"
-    "  --backend    where to compute (default auto: CUDA when a device is usable, else the CPU)\n"
-    "  --threads    CPU worker threads (default 0: all hardware threads)\n"
-    "  --repeat     warm runs after the first (default 3)\n"
-    "  --json       also write the results to FILE as JSON\n";
+    "  --chunk-mib  chunk size in MiB (default 256)\n" CHUNKED_BENCH_USAGE_COMMON(
+        "warm runs after the first (default 3)");
 
-Config parse_args(int argc, char** argv) {
-  Config c;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(usage_text, stdout);
-      std::exit(0);
-    }
-    if (i + 1 >= argc)
-      throw std::invalid_argument(fmt::format("unknown option or missing value: '{}'", arg));
-    const std::string_view value = argv[++i];
-    if (arg == "--gib")
-      c.gib = bench::parse_positive(arg, value);
-    else if (arg == "--chunk-mib")
-      c.chunk_mib = bench::parse_int(arg, value, 1);
-    else if (arg == "--backend" && (value == "cpu" || value == "cuda" || value == "auto"))
-      c.backend = value;
-    else if (arg == "--threads")
-      c.threads = static_cast<int>(bench::parse_int(arg, value, 0));
-    else if (arg == "--repeat")
-      c.repeat = static_cast<int>(bench::parse_int(arg, value, 0));
-    else if (arg == "--json")
-      c.json = value;
-    else
-      throw std::invalid_argument(fmt::format("unknown option '{} {}'", arg, value));
-  }
-  return c;
+bool parse_args(int argc, char** argv, Config& c) {
+  return bench::parse_command_line(argc, argv, "chunked-normalize-benchmark", usage_text, 0, c,
+                                   [&](std::string_view arg, std::string_view value) {
+                                     return bench::parse_size_option(arg, value, c);
+                                   });
 }
 
 /// Where the result is checked: the ends and elements spread over the whole array, so that every
@@ -163,15 +130,9 @@ Measurement measure(const Config& c, std::span<const double> a, std::span<double
 
 int main(int argc, char** argv) try {
   Config c;
-  try {
-    c = parse_args(argc, argv);
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "chunked-normalize-benchmark: %s\n%s", e.what(), usage_text);
+  if (!parse_args(argc, argv, c))
     return 2;
-  }
-  const auto n = static_cast<std::int64_t>(c.gib * double(1 << 30) / 8);
-  if (n < 1)
-    throw std::invalid_argument("--gib is too small for one element");
+  const std::int64_t n = c.rows(1, 1, "one element");
   const double bytes = static_cast<double>(n) * 8;
 
   std::vector<double> a(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
@@ -180,12 +141,10 @@ int main(int argc, char** argv) try {
 
   ComputeOptions options;
   options.num_threads = c.threads;
-  const bool gpu = c.backend == "cuda" || (c.backend == "auto" && cuda_available());
-  const std::string resolved = gpu ? "cuda" : "cpu";
+  const bench::Machine machine(c.backend);
   const std::span<const double> in(a);
-  const Measurement m = c.backend == "cpu"    ? measure<Cpu>(c, in, out, options)
-                        : c.backend == "cuda" ? measure<Cuda>(c, in, out, options)
-                                              : measure<Auto>(c, in, out, options);
+  const Measurement m =
+      bench::with_backend(c.backend, [&]<class B>() { return measure<B>(c, in, out, options); });
 
   std::vector<double> from_host_s, compute_s, total_s;
   for (const Run& r : m.warm.empty() ? std::vector<Run>{m.first} : m.warm) {
@@ -201,11 +160,8 @@ int main(int argc, char** argv) try {
   const double download = bytes / bench::median(m.download_s) / 1e9;
   const std::int64_t chunk_elems = std::max<std::int64_t>(c.chunk_mib * (1 << 20) / 8, 1);
   const std::int64_t chunks = (n + chunk_elems - 1) / chunk_elems;
-  const unsigned cores = std::thread::hardware_concurrency();
 
-  fmt::print("chunked-normalize-benchmark (chunked {})\n", version_string());
-  fmt::print("machine:  {}, {} hardware threads; backend {}{}\n", bench::cpu_model(), cores,
-             resolved, c.backend == "auto" ? " (auto)" : "");
+  machine.print_header("chunked-normalize-benchmark");
   fmt::print("config:   a / a.sum(), {} float64 ({:.3g} GiB) in host memory, {} chunks of {} MiB; "
              "1 first + {} warm runs\n",
              n, bytes / double(1 << 30), chunks, c.chunk_mib, c.repeat);
@@ -220,7 +176,7 @@ int main(int argc, char** argv) try {
              per_pass, bytes / 1e9, per_pass_total);
   fmt::print("library transfer: host -> {} {:.2f} GB/s (persist), back {:.2f} GB/s (to_host); "
              "per pass / upload = {:.2f}\n",
-             resolved, upload, download, per_pass / upload);
+             machine.resolved, upload, download, per_pass / upload);
   fmt::print("the pinned copy limit is measured by benchmarks/peers/normalize_cupy.py "
              "(benchmarks/run_gpu_peers.py sets the two side by side)\n");
 
@@ -230,15 +186,11 @@ int main(int argc, char** argv) try {
       warm_from.push_back(r.from_host_s);
       warm_compute.push_back(r.compute_s);
     }
-    std::ofstream file(c.json);
-    file << fmt::format(
-        R"({{
-  "benchmark": "B2",
-  "implementation": "chunked",
-  "version": "{}",
-  "date": "{}",
-  "machine": {{"cpu_model": "{}", "hardware_threads": {}, "backend": "{}"}},
-  "config": {{"elements": {}, "bytes": {:.17g}, "gib": {}, "chunk_mib": {}, "num_chunks": {}, "backend": "{}", "threads": {}, "repeat": {}}},
+    bench::write_file(
+        c.json,
+        machine.json_header("B2") +
+            fmt::format(
+                R"(  "config": {{"elements": {}, "bytes": {:.17g}, "gib": {}, "chunk_mib": {}, "num_chunks": {}, "backend": "{}", "threads": {}, "repeat": {}}},
   "result": {{"ok": true, "probes": {}, "max_rel_error": {:.3g}}},
   "time_s": {{"first": {{"from_host": {:.6g}, "compute": {:.6g}}}, "warm_from_host": {}, "warm_compute": {}, "median_compute": {:.6g}, "median_from_host_plus_compute": {:.6g}}},
   "per_pass_GBps": {:.6g},
@@ -247,14 +199,11 @@ int main(int argc, char** argv) try {
   "per_pass_vs_library_upload": {:.6g}
 }}
 )",
-        version_string(), bench::utc_now(), bench::json_escape(bench::cpu_model()), cores, resolved,
-        n, bytes, c.gib, c.chunk_mib, chunks, c.backend, c.threads, c.repeat,
-        probe_indices(n).size(), m.max_rel_error, m.first.from_host_s, m.first.compute_s,
-        bench::json_list(warm_from), bench::json_list(warm_compute), compute, total, per_pass,
-        per_pass_total, upload, download, bench::json_list(m.upload_s),
-        bench::json_list(m.download_s), per_pass / upload);
-    if (!file)
-      throw std::runtime_error("cannot write " + c.json);
+                n, bytes, c.gib, c.chunk_mib, chunks, c.backend, c.threads, c.repeat,
+                probe_indices(n).size(), m.max_rel_error, m.first.from_host_s, m.first.compute_s,
+                bench::json_list(warm_from), bench::json_list(warm_compute), compute, total,
+                per_pass, per_pass_total, upload, download, bench::json_list(m.upload_s),
+                bench::json_list(m.download_s), per_pass / upload));
   }
   return 0;
 } catch (const std::exception& e) {

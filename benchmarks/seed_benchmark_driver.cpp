@@ -7,21 +7,18 @@
 // configuration, the checked result, the first run and the median of warm runs, throughputs, the
 // time per chunk and the whole-array estimate beside the published Dask figures; --json writes
 // the same as JSON (benchmarks/results/ is where the comparison script keeps them).
+#include "driver_util.hpp"
+
 #include <chunked/chunked.hpp>
-#include <chunked/core/version.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 using namespace chunked;
@@ -33,15 +30,13 @@ struct Extent2 {
   index_t cols = 0;
 };
 
-struct Config {
+struct Config : bench::CommonOptions {
   Extent2 shape{20000, 40000};
   Extent2 chunks{10000, 10000};
-  std::string backend = "auto";
-  int threads = 0;
-  int repeat = 2;
-  std::string json;
   bool progress = false;
   std::uint64_t seed = 42;
+
+  Config() : CommonOptions(2) {}
 };
 
 // The seed study's published times (2019) and its shape: what our estimate is set beside.
@@ -85,70 +80,26 @@ Extent2 parse_extent(std::string_view flag, std::string_view text) {
   return e;
 }
 
-int parse_count(std::string_view flag, std::string_view text, int min) {
-  try {
-    std::size_t used = 0;
-    const int v = std::stoi(std::string(text), &used);
-    if (used == text.size() && v >= min)
-      return v;
-  } catch (const std::exception&) {
-  }
-  throw std::invalid_argument(
-      fmt::format("{} expects an integer >= {}, got '{}'", flag, min, text));
-}
-
-Config parse_args(int argc, char** argv) {
-  Config c;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--progress") {
-      c.progress = true;
-      continue;
-    }
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(usage_text, stdout);
-      std::exit(0);
-    }
-    if (i + 1 >= argc)
-      throw std::invalid_argument(fmt::format("unknown option or missing value: '{}'", arg));
-    const std::string_view value = argv[++i];
-    if (arg == "--shape")
-      c.shape = parse_extent(arg, value);
-    else if (arg == "--chunks")
-      c.chunks = parse_extent(arg, value);
-    else if (arg == "--backend" && (value == "cpu" || value == "cuda" || value == "auto"))
-      c.backend = value;
-    else if (arg == "--threads")
-      c.threads = parse_count(arg, value, 0);
-    else if (arg == "--repeat")
-      c.repeat = parse_count(arg, value, 0);
-    else if (arg == "--json")
-      c.json = value;
-    else if (arg == "--seed")
-      c.seed = static_cast<std::uint64_t>(parse_count(arg, value, 0));
-    else
-      throw std::invalid_argument(fmt::format("unknown option '{} {}'", arg, value));
-  }
-  return c;
-}
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos)
-        return line.substr(line.find_first_not_of(" \t", colon + 1));
-    }
-  }
-  return "unknown";
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
+bool parse_args(int argc, char** argv, Config& c) {
+  return bench::parse_command_line(
+      argc, argv, "chunked-seed-benchmark", usage_text, 0, c,
+      [&](std::string_view arg, std::string_view value) {
+        if (arg == "--shape")
+          c.shape = parse_extent(arg, value);
+        else if (arg == "--chunks")
+          c.chunks = parse_extent(arg, value);
+        else if (arg == "--seed")
+          c.seed = static_cast<std::uint64_t>(bench::parse_int(arg, value, 0));
+        else
+          return false;
+        return true;
+      },
+      [&](std::string_view arg) {
+        if (arg != "--progress")
+          return false;
+        c.progress = true;
+        return true;
+      });
 }
 
 std::string duration_text(double s) {
@@ -162,19 +113,6 @@ std::string duration_text(double s) {
     return fmt::format("{} min {:02.0f} s", static_cast<int>(s / 60), std::fmod(s, 60));
   return fmt::format("{} h {:02} min", static_cast<int>(s / 3600),
                      static_cast<int>(std::fmod(s, 3600) / 60));
-}
-
-std::string json_escape(std::string_view s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\')
-      out += '\\';
-    if (static_cast<unsigned char>(ch) < 0x20)
-      out += fmt::format("\\u{:04x}", static_cast<int>(ch));
-    else
-      out += ch;
-  }
-  return out;
 }
 
 // One timed computation of the seed benchmark: builds the lazy program and sums it.
@@ -194,10 +132,8 @@ struct Timings {
 template <class B> Timings measure(const Config& c, const ComputeOptions& options) {
   Timings t;
   auto timed = [&] {
-    const auto start = std::chrono::steady_clock::now();
-    const double s = run_once<B>(c, options);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double s = 0;
+    const double seconds = bench::seconds_of([&] { s = run_once<B>(c, options); });
     // Every run must give bitwise the same sum (DESIGN section 3); a difference is a bug.
     if (t.first > 0 && s != t.result)
       throw std::runtime_error(
@@ -213,34 +149,22 @@ template <class B> Timings measure(const Config& c, const ComputeOptions& option
   return t;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 } // namespace
 
 int main(int argc, char** argv) try {
   Config c;
-  try {
-    c = parse_args(argc, argv);
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "chunked-seed-benchmark: %s\n%s", e.what(), usage_text);
+  if (!parse_args(argc, argv, c))
     return 2;
-  }
 
   ComputeOptions options;
   options.num_threads = c.threads;
   options.progress_bar = c.progress;
-  const bool gpu = c.backend == "cuda" || (c.backend == "auto" && cuda_available());
-  const std::string resolved = gpu ? "cuda" : "cpu";
-  const unsigned cores = std::thread::hardware_concurrency();
-  const int workers = gpu ? 0 : (c.threads > 0 ? c.threads : static_cast<int>(cores));
+  const bench::Machine machine(c.backend);
+  const bool gpu = machine.gpu;
+  const int workers = gpu ? 0 : (c.threads > 0 ? c.threads : static_cast<int>(machine.cores));
 
-  const Timings t = c.backend == "cpu"    ? measure<Cpu>(c, options)
-                    : c.backend == "cuda" ? measure<Cuda>(c, options)
-                                          : measure<Auto>(c, options);
+  const Timings t =
+      bench::with_backend(c.backend, [&]<class B>() { return measure<B>(c, options); });
 
   const double total = static_cast<double>(c.shape.rows) * static_cast<double>(c.shape.cols);
   const double kept =
@@ -250,15 +174,13 @@ int main(int argc, char** argv) try {
   const double expected = 11.0 * kept;
   const double tolerance = 6.0 * std::sqrt(kept) + 1e-12 * expected;
   const bool ok = std::abs(t.result - expected) <= tolerance;
-  const double med = t.warm.empty() ? t.first : median(t.warm);
+  const double med = t.warm.empty() ? t.first : bench::median(t.warm);
   const double per_chunk = med / static_cast<double>(chunks);
   // One chunk's work on one worker: what a single-core chunk loop (NumPy) is compared with.
   const double per_chunk_worker = gpu ? per_chunk : per_chunk * workers;
   const double estimate = med * seed_elements / total;
 
-  fmt::print("chunked-seed-benchmark (chunked {})\n", version_string());
-  fmt::print("machine:  {}, {} hardware threads; backend {}{}\n", cpu_model(), cores, resolved,
-             c.backend == "auto" ? " (auto)" : "");
+  machine.print_header("chunked-seed-benchmark");
   fmt::print(
       "config:   x = normal(10, 1), shape {}x{}, chunks {}x{} ({} chunks), float64, seed {}\n",
       c.shape.rows, c.shape.cols, c.chunks.rows, c.chunks.cols, chunks, c.seed);
@@ -280,24 +202,17 @@ int main(int argc, char** argv) try {
                duration_text(p.seconds), p.seconds / estimate);
 
   if (!c.json.empty()) {
-    std::ofstream out(c.json);
-    std::string warm;
-    for (std::size_t i = 0; i < t.warm.size(); ++i)
-      warm += fmt::format("{}{:.6g}", i ? ", " : "", t.warm[i]);
     std::string refs;
     for (std::size_t i = 0; i < std::size(published); ++i)
       refs += fmt::format("{}\n    {{\"system\": \"{}\", \"seconds\": {}}}", i ? "," : "",
                           published[i].system, published[i].seconds);
-    out << fmt::format(
-        R"({{
-  "benchmark": "seed",
-  "implementation": "chunked",
-  "version": "{}",
-  "date": "{}",
-  "machine": {{"cpu_model": "{}", "hardware_threads": {}, "backend": "{}"}},
-  "config": {{"shape": [{}, {}], "chunks": [{}, {}], "num_chunks": {}, "backend": "{}", "threads": {}, "workers": {}, "repeat": {}, "seed": {}}},
+    bench::write_file(
+        c.json,
+        machine.json_header("seed") +
+            fmt::format(
+                R"(  "config": {{"shape": [{}, {}], "chunks": [{}, {}], "num_chunks": {}, "backend": "{}", "threads": {}, "workers": {}, "repeat": {}, "seed": {}}},
   "result": {{"sum": {:.17g}, "expected": {:.17g}, "tolerance": {:.6g}, "ok": {}}},
-  "time_s": {{"first": {:.6g}, "warm": [{}], "median_warm": {:.6g}}},
+  "time_s": {{"first": {:.6g}, "warm": {}, "median_warm": {:.6g}}},
   "kept_elements_per_s": {:.6g},
   "array_elements_per_s": {:.6g},
   "per_chunk_s": {:.6g},
@@ -307,12 +222,10 @@ int main(int argc, char** argv) try {
   ]
 }}
 )",
-        version_string(), utc_now(), json_escape(cpu_model()), cores, resolved, c.shape.rows,
-        c.shape.cols, c.chunks.rows, c.chunks.cols, chunks, c.backend, c.threads, workers, c.repeat,
-        c.seed, t.result, expected, tolerance, ok ? "true" : "false", t.first, warm, med,
-        kept / med, total / med, per_chunk, per_chunk_worker, estimate, refs);
-    if (!out)
-      throw std::runtime_error("cannot write " + c.json);
+                c.shape.rows, c.shape.cols, c.chunks.rows, c.chunks.cols, chunks, c.backend,
+                c.threads, workers, c.repeat, c.seed, t.result, expected, tolerance,
+                ok ? "true" : "false", t.first, bench::json_list(t.warm), med, kept / med,
+                total / med, per_chunk, per_chunk_worker, estimate, refs));
   }
   if (!ok) {
     std::fprintf(stderr,
