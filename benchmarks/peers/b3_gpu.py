@@ -16,7 +16,6 @@ on three columns.
                                      [--json FILE]
 """
 
-import argparse
 import math
 import os
 import time
@@ -82,9 +81,7 @@ def run_cupy(args, rows, cols, refs):
     check(np, "cupy", kept[0].get(), kept[1][:2].get(), refs)
     del a, b, c, x, base, kept
     cp.get_default_memory_pool().free_all_blocks()
-    gpu = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)["name"]
-    gpu = gpu.decode() if isinstance(gpu, bytes) else str(gpu)
-    return f"cupy {cp.__version__}", gpu, limits, limit, times, nbytes
+    return f"cupy {cp.__version__}", common.cupy_gpu_name(cp), limits, limit, times, nbytes
 
 
 def run_jax(args, rows, cols, refs):
@@ -110,23 +107,20 @@ def run_jax(args, rows, cols, refs):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = common.arg_parser(__doc__)
     p.add_argument("--gib", type=float, default=2.0, help="size of each array in GiB (default 2)")
     p.add_argument("--cols", type=int, default=4096, help="columns (default 4096)")
     p.add_argument("--repeat", type=int, default=10, help="timed runs (default 10)")
     p.add_argument("--frameworks", default="cupy,jax", help="cupy, jax or both (default); the copy limit needs cupy")
-    p.add_argument("--json", help="write the results to this file")
-    args = p.parse_args()
-    np = common.require("numpy")
-
+    args = common.parse_args(p)
     cols = args.cols
     rows = int(args.gib * 2**30) // (8 * cols)
+    np = common.require("numpy")
     refs = references(np, rows, cols, [0, cols // 3, cols - 1])
     traffic = {PROGRAMS[0]: 3, PROGRAMS[1]: 2}
-    record = {"benchmark": "B3", "implementation": "cupy and jax", "date": common.utc_now(),
-              "machine": common.machine(),
-              "config": {"shape": [rows, cols], "gib_per_array": args.gib, "repeat": args.repeat},
-              "limits_GBps": None, "frameworks": {}}
+    record = common.record("B3", "cupy and jax",
+                           config={"shape": [rows, cols], "gib_per_array": args.gib, "repeat": args.repeat},
+                           limits_GBps=None, frameworks={})
     limit = None
     frameworks = args.frameworks.split(",")
     for fw in frameworks:

@@ -7,7 +7,6 @@ the shapes of benchmarks/micro/materialized.cpp. vs_memcpy is the time of np.cop
 same traffic (half read, half written) divided by the program's time; 1.0 is copy speed.
 """
 
-import argparse
 import os
 
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -21,11 +20,10 @@ def best_of(fn, repeat):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = common.arg_parser(__doc__)
     p.add_argument("--shape", type=common.parse_extent, default=(2048, 4096))
     p.add_argument("--repeat", type=int, default=7)
-    p.add_argument("--json", help="write the results to this file")
-    args = p.parse_args()
+    args = common.parse_args(p)
     np = common.require("numpy")
 
     shape = args.shape
@@ -49,11 +47,10 @@ def main():
                          "vs_memcpy": copy_seconds(traffic) / t}
         print(f"numpy {name}: {t * 1e3:.1f} ms, {traffic / t / 1e9:.2f} GB/s, "
               f"{results[name]['vs_memcpy']:.2f} of copy speed")
-    common.write_json(args.json, {
-        "benchmark": "B3", "implementation": f"numpy {np.__version__}", "date": common.utc_now(),
-        "machine": common.machine(), "config": {"shape": list(shape), "repeat": args.repeat, "threads": 1},
-        "programs": results,
-    })
+    common.write_json(args.json, common.record(
+        "B3", f"numpy {np.__version__}",
+        config={"shape": list(shape), "repeat": args.repeat, "threads": 1},
+        programs=results))
 
 
 if __name__ == "__main__":

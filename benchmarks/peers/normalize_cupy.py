@@ -18,7 +18,6 @@ The sum is checked against its closed form and the output at spread-out elements
   python3 benchmarks/peers/normalize_cupy.py [--gib 4] [--chunk-mib 256] [--repeat 3] [--json FILE]
 """
 
-import argparse
 import time
 
 import common
@@ -151,14 +150,13 @@ def copy_limits(cp, host, repeat):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = common.arg_parser(__doc__)
     p.add_argument("--gib", type=float, default=4.0, help="host array size in GiB (default 4; B2 names 32)")
     p.add_argument("--chunk-mib", type=int, default=256, help="chunk size in MiB (default 256)")
     p.add_argument("--streams", type=int, default=3, help="streams of the pinned pipeline (default 3)")
     p.add_argument("--repeat", type=int, default=3, help="timed runs per variant (default 3)")
     p.add_argument("--variant", default="pinned,pageable", help="pinned, pageable or both (default)")
-    p.add_argument("--json", help="write the results to this file")
-    args = p.parse_args()
+    args = common.parse_args(p)
     cp = common.require("cupy")
     import cupyx
     import numpy as np
@@ -169,8 +167,7 @@ def main():
     nbytes = n * 8
     expected = pattern_sum(n)
     probes = np.array(probe_indices(n))
-    gpu = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)["name"]
-    gpu = gpu.decode() if isinstance(gpu, bytes) else str(gpu)
+    gpu = common.cupy_gpu_name(cp)
 
     host = {"pageable": (np.empty(n), np.empty(n))}
     host["pinned"] = (cupyx.empty_pinned(n, dtype=np.float64), cupyx.empty_pinned(n, dtype=np.float64))
@@ -218,14 +215,12 @@ def main():
         print(f"cupy {cp.__version__} {name}: {total:.3f} s for 2 passes over {nbytes / 1e9:.2f} GB; "
               f"sum pass {r['sum_pass_GBps']:.1f} GB/s, divide pass {r['divide_pass_GBps']:.1f} GB/s, "
               f"{r['per_pass_GBps']:.1f} GB/s per pass = {r['per_pass_vs_pinned_h2d']:.2f} of pinned h2d")
-    common.write_json(args.json, {
-        "benchmark": "B2", "implementation": f"cupy {cp.__version__}, chunk loops",
-        "date": common.utc_now(), "machine": dict(common.machine(), gpu=gpu),
-        "config": {"elements": n, "bytes": nbytes, "gib": args.gib, "chunk_mib": args.chunk_mib,
-                   "num_chunks": len(bounds), "streams": args.streams, "repeat": args.repeat},
-        "limits_GBps": limits,
-        "variants": results,
-    })
+    common.write_json(args.json, common.record(
+        "B2", f"cupy {cp.__version__}, chunk loops", dict(common.machine(), gpu=gpu),
+        config={"elements": n, "bytes": nbytes, "gib": args.gib, "chunk_mib": args.chunk_mib,
+                "num_chunks": len(bounds), "streams": args.streams, "repeat": args.repeat},
+        limits_GBps=limits,
+        variants=results))
 
 
 if __name__ == "__main__":

@@ -16,8 +16,6 @@ after --warmup runs. Every chunk's sum is checked against 11 x kept elements (6 
                                         [--generator legacy,philox] [--json FILE]
 """
 
-import argparse
-
 import common
 
 
@@ -63,58 +61,22 @@ def timed_run(cp, chunk, n):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--chunk", type=common.parse_extent, default=(10000, 10000), help="RxC (default 10000x10000)")
-    p.add_argument("--chunks", type=int, default=10, help="chunks per timed run (default 10)")
-    p.add_argument("--repeat", type=int, default=5, help="timed runs (default 5)")
-    p.add_argument("--warmup", type=int, default=1, help="untimed runs first (default 1)")
-    p.add_argument("--generator", default="legacy,philox", help="legacy, philox or both (default)")
-    p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--json", help="write the results to this file")
-    args = p.parse_args()
+    args = common.seed_chunk_args(__doc__, "--generator", "legacy,philox")
     cp = common.require("cupy")
-    import numpy as np
 
     rows, cols = args.chunk
-    kept = ((rows + 1) // 2) * ((cols + 1) // 2)
-    gpu = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)["name"]
-    gpu = gpu.decode() if isinstance(gpu, bytes) else str(gpu)
+    gpu = common.cupy_gpu_name(cp)
     results = {}
     for name in args.generator.split(","):
         chunk, label = make_chunk_fn(cp, name, args.seed, rows, cols)
-        first, _ = timed_run(cp, chunk, 1)
-        for _ in range(args.warmup):
-            timed_run(cp, chunk, args.chunks)
-        runs, sums = [], []
-        for _ in range(args.repeat):
-            t, s = timed_run(cp, chunk, args.chunks)
-            runs.append(t / args.chunks)
-            sums += s
-        values = cp.stack(sums).get()
-        bad = np.abs(values - 11.0 * kept) > 6.0 * kept**0.5
-        if bad.any():
-            raise SystemExit(f"seed_cupy {name}: chunk sum {values[bad][0]} is not near {11.0 * kept}")
-        per_chunk = common.median(runs)
-        results[name] = {
-            "implementation": label,
-            "first_chunk_s": first,
-            "per_chunk_runs_s": runs,
-            "per_chunk_per_worker_s": per_chunk,
-            "array_elements_per_s": rows * cols / per_chunk,
-            "estimate_500000x500000_s": per_chunk * common.SEED_ELEMENTS / (rows * cols),
-            "result": {"chunk_sums_checked": int(values.size), "first_sum": float(values[0]),
-                       "expected": 11.0 * kept},
-        }
+        first, runs, sums = common.seed_chunk_runs(lambda n: timed_run(cp, chunk, n), args)
+        results[name] = common.seed_chunk_variant(f"seed_cupy {name}", label, "first_chunk_s", first, runs,
+                                                  cp.stack(sums).get(), args)
+        per_chunk = results[name]["per_chunk_per_worker_s"]
         print(f"cupy {cp.__version__} {label}: {per_chunk * 1e3:.3f} ms per {rows}x{cols} chunk "
               f"(first chunk {first * 1e3:.1f} ms); whole 500000x500000 ~ "
               f"{results[name]['estimate_500000x500000_s']:.1f} s")
-    common.write_json(args.json, {
-        "benchmark": "seed", "implementation": f"cupy {cp.__version__}, chunk loop",
-        "date": common.utc_now(), "machine": dict(common.machine(), gpu=gpu),
-        "config": {"chunk": [rows, cols], "chunks_per_run": args.chunks, "repeat": args.repeat,
-                   "warmup": args.warmup, "seed": args.seed},
-        "variants": results,
-    })
+    common.write_seed_chunk_json(args, f"cupy {cp.__version__}, chunk loop", gpu, results)
 
 
 if __name__ == "__main__":

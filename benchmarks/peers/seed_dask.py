@@ -7,7 +7,6 @@ computed with the threaded scheduler on --threads workers. Reports the first and
 warm runs, the time per chunk per worker and the estimate for the 500000x500000 array.
 """
 
-import argparse
 import os
 
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -17,21 +16,20 @@ import common  # noqa: E402
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = common.arg_parser(__doc__)
     p.add_argument("--shape", type=common.parse_extent, default=(50000, 50000), help="RxC (default 50000x50000)")
     p.add_argument("--chunks", type=common.parse_extent, default=(10000, 10000), help="RxC (default 10000x10000)")
     p.add_argument("--threads", type=int, default=os.cpu_count(), help="worker threads (default: all)")
     p.add_argument("--repeat", type=int, default=2, help="warm runs after the first (default 2)")
     p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--json", help="write the results to this file")
-    args = p.parse_args()
+    args = common.parse_args(p)
     dask, np = common.require("dask", "numpy")
     import dask.array as da
 
     rows, cols = args.shape
     crow, ccol = args.chunks
     num_chunks = -(-rows // crow) * -(-cols // ccol)
-    kept = ((rows + 1) // 2) * ((cols + 1) // 2)
+    kept = common.seed_kept(rows, cols)
 
     def run():
         x = da.random.RandomState(args.seed).normal(10, 1, size=(rows, cols), chunks=(crow, ccol))
@@ -39,24 +37,19 @@ def main():
 
     s, first = common.timed(run)
     warm = [common.timed(run)[1] for _ in range(args.repeat)]
-    if abs(s - 11.0 * kept) > 6.0 * kept**0.5 + 1e-12 * 11.0 * kept:
-        raise SystemExit(f"seed_dask: sum {s} is not near {11.0 * kept}")
+    common.check_seed_sum("seed_dask", s, kept, slack=1e-12 * 11.0 * kept)
     med = common.median(warm) if warm else first
     per_chunk_worker = med * args.threads / num_chunks
     estimate = med * common.SEED_ELEMENTS / (rows * cols)
-    record = {
-        "benchmark": "seed",
-        "implementation": f"dask {dask.__version__} + numpy {np.__version__}, threaded scheduler",
-        "date": common.utc_now(),
-        "machine": common.machine(),
-        "config": {"shape": [rows, cols], "chunks": [crow, ccol], "num_chunks": num_chunks,
-                   "threads": args.threads, "repeat": args.repeat, "seed": args.seed},
-        "result": {"sum": s, "expected": 11.0 * kept},
-        "time_s": {"first": first, "warm": warm, "median_warm": med},
-        "per_chunk_per_worker_s": per_chunk_worker,
-        "array_elements_per_s": rows * cols / med,
-        "estimate_500000x500000_s": estimate,
-    }
+    record = common.record(
+        "seed", f"dask {dask.__version__} + numpy {np.__version__}, threaded scheduler",
+        config={"shape": [rows, cols], "chunks": [crow, ccol], "num_chunks": num_chunks,
+                "threads": args.threads, "repeat": args.repeat, "seed": args.seed},
+        result={"sum": s, "expected": 11.0 * kept},
+        time_s={"first": first, "warm": warm, "median_warm": med},
+        per_chunk_per_worker_s=per_chunk_worker,
+        array_elements_per_s=rows * cols / med,
+        estimate_500000x500000_s=estimate)
     print(f"dask {dask.__version__}, {args.threads} thread(s), shape {rows}x{cols}, chunks {crow}x{ccol}: "
           f"first {first:.2f} s, median warm {med:.2f} s, {per_chunk_worker:.3f} s per chunk per worker; "
           f"whole 500000x500000 ~ {estimate:.0f} s")

@@ -14,7 +14,6 @@ time is run time / chunks, the median of --repeat runs after the first (compilin
                                        [--variant jit,lax.map] [--json FILE]
 """
 
-import argparse
 import os
 import time
 
@@ -25,15 +24,7 @@ import common  # noqa: E402
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--chunk", type=common.parse_extent, default=(10000, 10000), help="RxC (default 10000x10000)")
-    p.add_argument("--chunks", type=int, default=10, help="chunks per timed run (default 10)")
-    p.add_argument("--repeat", type=int, default=5, help="timed runs (default 5)")
-    p.add_argument("--warmup", type=int, default=1, help="untimed runs after the first (default 1)")
-    p.add_argument("--variant", default="jit,lax.map", help="jit, lax.map or both (default)")
-    p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--json", help="write the results to this file")
-    args = p.parse_args()
+    args = common.seed_chunk_args(__doc__, "--variant", "jit,lax.map", "untimed runs after the first (default 1)")
     jax = common.require("jax")
     jax.config.update("jax_enable_x64", True)
     import jax.numpy as jnp
@@ -43,7 +34,6 @@ def main():
     if not gpus:
         raise SystemExit(f"seed_jax: jax sees no GPU (devices: {jax.devices()})")
     rows, cols = args.chunk
-    kept = ((rows + 1) // 2) * ((cols + 1) // 2)
 
     def chunk_sum(key):
         x = 10.0 + jax.random.normal(key, (rows, cols), dtype=jnp.float64)
@@ -60,50 +50,29 @@ def main():
     }
 
     def timed_run(fn):
-        start = time.perf_counter()
-        out = jax.block_until_ready(fn())
-        return time.perf_counter() - start, out
+        """run(n) of common.seed_chunk_runs; every call covers --chunks chunks, whatever n."""
+        def run(n):
+            start = time.perf_counter()
+            out = jax.block_until_ready(fn())
+            return time.perf_counter() - start, [np.asarray(o).ravel() for o in out]
+        return run
 
     results = {}
     for name in args.variant.split(","):
         if name not in runners:
             raise SystemExit(f"seed_jax: unknown variant {name!r} (jit or lax.map)")
         fn, label = runners[name]
-        first, _ = timed_run(fn)  # includes XLA compilation
-        for _ in range(args.warmup):
-            timed_run(fn)
-        runs, sums = [], []
-        for _ in range(args.repeat):
-            t, out = timed_run(fn)
-            runs.append(t / args.chunks)
-            sums += [np.asarray(o).ravel() for o in out]
+        # The first call includes XLA compilation.
+        first, runs, sums = common.seed_chunk_runs(timed_run(fn), args)
         values = np.concatenate(sums)
         if values.size != args.repeat * args.chunks:
             raise SystemExit(f"seed_jax {name}: {values.size} sums, expected {args.repeat * args.chunks}")
-        bad = np.abs(values - 11.0 * kept) > 6.0 * kept**0.5
-        if bad.any():
-            raise SystemExit(f"seed_jax {name}: chunk sum {values[bad][0]} is not near {11.0 * kept}")
-        per_chunk = common.median(runs)
-        results[name] = {
-            "implementation": label,
-            "first_call_s": first,
-            "per_chunk_runs_s": runs,
-            "per_chunk_per_worker_s": per_chunk,
-            "array_elements_per_s": rows * cols / per_chunk,
-            "estimate_500000x500000_s": per_chunk * common.SEED_ELEMENTS / (rows * cols),
-            "result": {"chunk_sums_checked": int(values.size), "first_sum": float(values[0]),
-                       "expected": 11.0 * kept},
-        }
+        results[name] = common.seed_chunk_variant(f"seed_jax {name}", label, "first_call_s", first, runs, values, args)
+        per_chunk = results[name]["per_chunk_per_worker_s"]
         print(f"jax {jax.__version__} {label}: {per_chunk * 1e3:.3f} ms per {rows}x{cols} chunk "
               f"(first call {first:.2f} s with compilation); whole 500000x500000 ~ "
               f"{results[name]['estimate_500000x500000_s']:.1f} s")
-    common.write_json(args.json, {
-        "benchmark": "seed", "implementation": f"jax {jax.__version__}, Threefry, float64",
-        "date": common.utc_now(), "machine": dict(common.machine(), gpu=gpus[0].device_kind),
-        "config": {"chunk": [rows, cols], "chunks_per_run": args.chunks, "repeat": args.repeat,
-                   "warmup": args.warmup, "seed": args.seed},
-        "variants": results,
-    })
+    common.write_seed_chunk_json(args, f"jax {jax.__version__}, Threefry, float64", gpus[0].device_kind, results)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ scales the median to the 2500 chunks of the 500000x500000 array. This is what on
 does per chunk, without Dask's scheduling.
 """
 
-import argparse
 import os
 
 # One core, like one Dask worker thread: keep any BLAS from spawning threads.
@@ -18,12 +17,11 @@ import common  # noqa: E402
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = common.arg_parser(__doc__)
     p.add_argument("--chunk", type=common.parse_extent, default=(10000, 10000), help="RxC (default 10000x10000)")
     p.add_argument("--repeat", type=int, default=3, help="chunks timed (default 3)")
     p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--json", help="write the results to this file")
-    args = p.parse_args()
+    args = common.parse_args(p)
     np = common.require("numpy")
 
     rng = np.random.default_rng(args.seed)
@@ -38,23 +36,18 @@ def main():
         s, t = common.timed(one_chunk)
         results.append(s)
         times.append(t)
-    kept = ((rows + 1) // 2) * ((cols + 1) // 2)
+    kept = common.seed_kept(rows, cols)
     for s in results:  # each chunk's sum is 11 * kept give or take sqrt(kept)
-        if abs(s - 11.0 * kept) > 6.0 * kept**0.5:
-            raise SystemExit(f"seed_numpy: chunk sum {s} is not near {11.0 * kept}")
+        common.check_seed_sum("seed_numpy", s, kept, what="chunk sum")
     per_chunk = common.median(times)
     estimate = per_chunk * common.SEED_ELEMENTS / (rows * cols)
-    record = {
-        "benchmark": "seed",
-        "implementation": f"numpy {np.__version__} default_rng, chunk loop",
-        "date": common.utc_now(),
-        "machine": common.machine(),
-        "config": {"chunk": [rows, cols], "repeat": args.repeat, "threads": 1, "seed": args.seed},
-        "time_s": {"chunks": times, "median": per_chunk},
-        "per_chunk_per_worker_s": per_chunk,
-        "array_elements_per_s": rows * cols / per_chunk,
-        "estimate_500000x500000_s": estimate,
-    }
+    record = common.record(
+        "seed", f"numpy {np.__version__} default_rng, chunk loop",
+        config={"chunk": [rows, cols], "repeat": args.repeat, "threads": 1, "seed": args.seed},
+        time_s={"chunks": times, "median": per_chunk},
+        per_chunk_per_worker_s=per_chunk,
+        array_elements_per_s=rows * cols / per_chunk,
+        estimate_500000x500000_s=estimate)
     print(f"numpy {np.__version__}, 1 core, chunk {rows}x{cols}: median {per_chunk:.3f} s per chunk "
           f"({rows * cols / per_chunk:.4g} elements/s); whole 500000x500000 ~ {estimate:.0f} s")
     common.write_json(args.json, record)
