@@ -1177,6 +1177,38 @@ TEST(CpuInterpreter, MinMaxOverAllAxesKeepTheFirstNanAndTheLastOfEqualZeros) {
       }
 }
 
+TEST(CpuInterpreter, ContiguousStoresWriteTheOutputDirectlyAndOnlyTheirElements) {
+  // out[r, c] = x[r, c] * y[c] - x[r, c] into every other row of a wider output: tiles that are
+  // one run write the output from the instruction loop, tiles that cut rows go through the tile
+  // buffer; neither may touch the rows or columns the map skips.
+  for (const auto& [rows, cols] :
+       std::vector<std::pair<index_t, index_t>>{{1, 5000}, {3, 2048}, {5, 1000}, {2, 4097}}) {
+    std::vector<double> x(static_cast<std::size_t>(rows * cols)), y(static_cast<std::size_t>(cols));
+    for (std::size_t k = 0; k < x.size(); ++k)
+      x[k] = 0.25 * static_cast<double>(k % 97) - 3.0;
+    for (std::size_t k = 0; k < y.size(); ++k)
+      y[k] = 1.0 + 0.125 * static_cast<double>(k % 13);
+    BlockProgram p = box_program({rows, cols});
+    p.leaves = {stored_leaf(DType::float64, 0, amap(0, {cols, 1})),
+                stored_leaf(DType::float64, 1, amap(0, {0, 1}))};
+    p.instrs = {instr(OpCode::mul, DType::float64, 0, 1), instr(OpCode::sub, DType::float64, 2, 0)};
+    const index_t pitch = cols + 3;
+    p.sink.map = amap(1, {2 * pitch, 1});
+    std::vector<double> out(static_cast<std::size_t>(2 * rows * pitch), -7.0);
+    const void* in[] = {x.data(), y.data()};
+    run_program(p, in, out.data());
+    for (index_t k = 0; k < static_cast<index_t>(out.size()); ++k) {
+      const index_t r = k / (2 * pitch), c = k % (2 * pitch) - 1;
+      double want = -7.0;
+      if (c >= 0 && c < cols) {
+        const double xv = x[static_cast<std::size_t>(r * cols + c)];
+        want = xv * y[static_cast<std::size_t>(c)] - xv;
+      }
+      ASSERT_EQ(out[static_cast<std::size_t>(k)], want) << rows << "x" << cols << " at " << k;
+    }
+  }
+}
+
 TEST(CpuInterpreter, StridedCopiesReadAndWriteEveryLayout) {
   // Pure copy programs through reversed, every-other and broadcast leaves into reversed or
   // stretched outputs, with tiles of one element and tiles that cut rows.
