@@ -4,8 +4,6 @@
 #include <chunked/backend/cpu/partials.hpp>
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <string>
 
 namespace chunked::cpu {
@@ -14,10 +12,6 @@ using plan::PartialWord;
 using plan::ReduceOp;
 
 namespace {
-
-constexpr double inf = std::numeric_limits<double>::infinity();
-constexpr std::int64_t i64_max = std::numeric_limits<std::int64_t>::max();
-constexpr std::int64_t i64_min = std::numeric_limits<std::int64_t>::min();
 
 PartialWord word_f(double f) {
   PartialWord w;
@@ -40,8 +34,8 @@ void combine_arg(bool floating, const PartialWord* a, const PartialWord* b, Part
   for (index_t p = 0; p < n; ++p) {
     const PartialWord* pa = a + 2 * p;
     const PartialWord* pb = b + 2 * p;
-    const bool take_b = floating ? detail::arg_better<Max>(pa[0].f, pa[1].i, pb[0].f, pb[1].i)
-                                 : detail::arg_better<Max>(pa[0].i, pa[1].i, pb[0].i, pb[1].i);
+    const bool take_b = floating ? scalar::arg_better<Max>(pa[0].f, pa[1].i, pb[0].f, pb[1].i)
+                                 : scalar::arg_better<Max>(pa[0].i, pa[1].i, pb[0].i, pb[1].i);
     const PartialWord v = take_b ? pb[0] : pa[0];
     const PartialWord i = take_b ? pb[1] : pa[1];
     out[2 * p] = v;
@@ -64,14 +58,13 @@ void finalize_typed(ReduceOp op, bool floating, const PartialWord* s, index_t n,
     return;
   case ReduceOp::mean:
     for (index_t p = 0; p < n; ++p)
-      out[p] = static_cast<T>(s[p].f / static_cast<double>(count));
+      out[p] = static_cast<T>(scalar::mean_of(s[p].f, count));
     return;
   case ReduceOp::var:
   case ReduceOp::std:
     for (index_t p = 0; p < n; ++p) {
-      const double dof = std::max(s[3 * p].f - static_cast<double>(ddof), 0.0);
-      const double var = s[3 * p + 2].f / dof;
-      out[p] = static_cast<T>(op == ReduceOp::std ? std::sqrt(var) : var);
+      const double var = scalar::variance_of(s[3 * p].f, s[3 * p + 2].f, ddof);
+      out[p] = static_cast<T>(op == ReduceOp::std ? scalar::math_sqrt(var) : var);
     }
     return;
   case ReduceOp::argmin:
@@ -101,10 +94,12 @@ void init_partials(ReduceOp op, DType input, PartialWord* out, index_t n) {
     w0 = word_i(1);
     break;
   case ReduceOp::min:
-    w0 = fl ? word_f(inf) : word_i(i64_max);
+    w0 = fl ? word_f(scalar::extreme_identity<double, false>())
+            : word_i(scalar::extreme_identity<std::int64_t, false>());
     break;
   case ReduceOp::max:
-    w0 = fl ? word_f(-inf) : word_i(i64_min);
+    w0 = fl ? word_f(scalar::extreme_identity<double, true>())
+            : word_i(scalar::extreme_identity<std::int64_t, true>());
     break;
   case ReduceOp::var:
   case ReduceOp::std:
@@ -112,9 +107,13 @@ void init_partials(ReduceOp op, DType input, PartialWord* out, index_t n) {
     return;
   case ReduceOp::argmin:
   case ReduceOp::argmax: {
-    const bool mx = op == ReduceOp::argmax;
-    w0 = fl ? word_f(mx ? -inf : inf) : word_i(mx ? i64_min : i64_max);
-    w1 = word_i(i64_max);
+    if (op == ReduceOp::argmax)
+      w0 = fl ? word_f(scalar::extreme_identity<double, true>())
+              : word_i(scalar::extreme_identity<std::int64_t, true>());
+    else
+      w0 = fl ? word_f(scalar::extreme_identity<double, false>())
+              : word_i(scalar::extreme_identity<std::int64_t, false>());
+    w1 = word_i(scalar::arg_identity_index);
     for (index_t p = 0; p < n; ++p) {
       out[2 * p] = w0;
       out[2 * p + 1] = w1;
@@ -135,46 +134,46 @@ void combine_partials(ReduceOp op, DType input, const PartialWord* a, const Part
   case ReduceOp::mean:
     if (fl) {
       for (index_t p = 0; p < n; ++p)
-        out[p].f = a[p].f + b[p].f;
+        out[p].f = scalar::combine_sum(a[p].f, b[p].f);
     } else {
       for (index_t p = 0; p < n; ++p)
-        out[p].i = wrap_add(a[p].i, b[p].i);
+        out[p].i = scalar::combine_sum(a[p].i, b[p].i);
     }
     return;
   case ReduceOp::prod:
     if (fl) {
       for (index_t p = 0; p < n; ++p)
-        out[p].f = a[p].f * b[p].f;
+        out[p].f = scalar::combine_prod(a[p].f, b[p].f);
     } else {
       for (index_t p = 0; p < n; ++p)
-        out[p].i = wrap_mul(a[p].i, b[p].i);
+        out[p].i = scalar::combine_prod(a[p].i, b[p].i);
     }
     return;
   case ReduceOp::min:
     if (fl) {
       for (index_t p = 0; p < n; ++p)
-        out[p].f = detail::nan_min(a[p].f, b[p].f);
+        out[p].f = scalar::combine_min(a[p].f, b[p].f);
     } else {
       for (index_t p = 0; p < n; ++p)
-        out[p].i = std::min(a[p].i, b[p].i);
+        out[p].i = scalar::combine_min(a[p].i, b[p].i);
     }
     return;
   case ReduceOp::max:
     if (fl) {
       for (index_t p = 0; p < n; ++p)
-        out[p].f = detail::nan_max(a[p].f, b[p].f);
+        out[p].f = scalar::combine_max(a[p].f, b[p].f);
     } else {
       for (index_t p = 0; p < n; ++p)
-        out[p].i = std::max(a[p].i, b[p].i);
+        out[p].i = scalar::combine_max(a[p].i, b[p].i);
     }
     return;
   case ReduceOp::any:
     for (index_t p = 0; p < n; ++p)
-      out[p].i = (a[p].i | b[p].i) != 0;
+      out[p].i = scalar::combine_any(a[p].i, b[p].i);
     return;
   case ReduceOp::all:
     for (index_t p = 0; p < n; ++p)
-      out[p].i = (a[p].i & b[p].i) != 0;
+      out[p].i = scalar::combine_all(a[p].i, b[p].i);
     return;
   case ReduceOp::var:
   case ReduceOp::std:

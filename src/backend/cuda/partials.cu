@@ -37,12 +37,11 @@ __global__ void finalize_kernel(const i64* s, i64 n, i64 count, i64 ddof, T* out
       out[p] =
           Floating ? kernel::cast_value<T>(kernel::word_f(s + p)) : kernel::cast_value<T>(s[p]);
     } else if constexpr (Kind == 1) {
-      out[p] = static_cast<T>(kernel::word_f(s + p) / static_cast<double>(count));
+      out[p] = static_cast<T>(scalar::mean_of(kernel::word_f(s + p), count));
     } else if constexpr (Kind == 2 || Kind == 3) {
-      const double c = kernel::word_f(s + 3 * p) - static_cast<double>(ddof);
-      const double dof = c > 0.0 ? c : 0.0;
-      const double var = kernel::word_f(s + 3 * p + 2) / dof;
-      out[p] = static_cast<T>(Kind == 3 ? ::sqrt(var) : var);
+      const double var =
+          scalar::variance_of(kernel::word_f(s + 3 * p), kernel::word_f(s + 3 * p + 2), ddof);
+      out[p] = static_cast<T>(Kind == 3 ? scalar::math_sqrt(var) : var);
     } else {
       out[p] = kernel::cast_value<T>(s[2 * p + 1]);
     }

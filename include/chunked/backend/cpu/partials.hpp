@@ -2,13 +2,10 @@
 // CPU implementations of reduction partial states: identities, pairwise combining, finalizing.
 #pragma once
 
+#include <chunked/backend/common/partial_ops.hpp>
 #include <chunked/core/dtype.hpp>
 #include <chunked/core/types.hpp>
 #include <chunked/plan/partial.hpp>
-
-#include <cmath>
-#include <cstdint>
-#include <limits>
 
 /// @file
 /// The word layout of every partial state is plan::partial_layout. The identities written by
@@ -18,6 +15,9 @@
 ///   argmin: (+inf / INT64_MAX, index INT64_MAX)   argmax: (-inf / INT64_MIN, index INT64_MAX)
 /// The argmin/argmax identity index is the largest int64, so the ordinary "smaller index wins
 /// ties" rule lets any real element replace it, with no special case for an empty state.
+/// The per-entry rules (identities, combining, finalizing) are
+/// chunked/backend/common/partial_ops.hpp, shared with the CUDA backend; these functions lay them
+/// over PartialWord arrays.
 
 namespace chunked::cpu {
 
@@ -40,40 +40,19 @@ void finalize_partials(plan::ReduceOp op, DType input, const plan::PartialWord* 
 namespace detail {
 
 /// Chan et al.'s merge of (count, mean, M2) states: `a` (earlier) absorbs (nb, mb, m2b).
-inline void merge_moments(plan::PartialWord* a, double nb, double mb, double m2b) {
-  const double na = a[0].f;
-  if (nb == 0)
-    return;
-  if (na == 0) {
-    a[0].f = nb;
-    a[1].f = mb;
-    a[2].f = m2b;
-    return;
-  }
-  const double n = na + nb;
-  const double delta = mb - a[1].f;
-  a[1].f += delta * (nb / n);
-  a[2].f += m2b + delta * delta * (na * nb / n);
-  a[0].f = n;
+CHUNKED_FORCEINLINE void merge_moments(plan::PartialWord* a, double nb, double mb, double m2b) {
+  scalar::merge_moments(a[0].f, a[1].f, a[2].f, nb, mb, m2b);
 }
 
-/// True when candidate (vb, ib) should replace the current (va, ia) of an argmin (Max = false)
-/// or argmax (Max = true): NaN wins, then the better value, then the smaller index.
-template <bool Max, class V> inline bool arg_better(V va, std::int64_t ia, V vb, std::int64_t ib) {
-  if constexpr (std::is_floating_point_v<V>) {
-    const bool na = va != va, nb = vb != vb;
-    if (na || nb)
-      return nb && (!na || ib < ia);
-  }
-  if constexpr (Max)
-    return vb > va || (vb == va && ib < ia);
-  else
-    return vb < va || (vb == va && ib < ia);
-}
+using scalar::arg_better;
 
 /// NaN-propagating min/max of doubles, shared by tile reductions and combines.
-inline double nan_min(double a, double b) { return (a < b || a != a) ? a : b; }
-inline double nan_max(double a, double b) { return (a > b || a != a) ? a : b; }
+CHUNKED_FORCEINLINE constexpr double nan_min(double a, double b) {
+  return scalar::combine_min(a, b);
+}
+CHUNKED_FORCEINLINE constexpr double nan_max(double a, double b) {
+  return scalar::combine_max(a, b);
+}
 
 } // namespace detail
 
