@@ -8,9 +8,12 @@
 #include <chunked/backend/cpu/tile_reduce.hpp>
 #include <chunked/plan/partial.hpp>
 
+#include "interpreter_simd.hpp"
+
 #include <algorithm>
 #include <climits>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -165,7 +168,23 @@ InstrKernel select_kernel(OpCode op, DType t, std::index_sequence<I...>) {
 
 constexpr std::size_t num_opcodes = static_cast<std::size_t>(OpCode::where) + 1;
 
-InstrKernel select_kernel(OpCode op, DType operand, DType result) {
+InstrKernel select_kernel(OpCode op, DType operand, DType result,
+                          const detail::InterpreterKernels* wide) {
+  if (wide && (operand == DType::float64 || operand == DType::float32)) {
+    const auto& k = operand == DType::float64 ? wide->binary_f64 : wide->binary_f32;
+    switch (op) {
+    case OpCode::add:
+      return k[0];
+    case OpCode::sub:
+      return k[1];
+    case OpCode::mul:
+      return k[2];
+    case OpCode::div:
+      return k[3];
+    default:
+      break;
+    }
+  }
   if (op == OpCode::cast) {
     return visit_dtype(result, [&](auto to) {
       return visit_dtype(operand, [](auto from) -> InstrKernel {
@@ -408,6 +427,12 @@ void reduce_tile(const TileRuns& runs, const AffineMap& map, bool all_reduced, i
 using ReduceTile = void (*)(const TileRuns&, const AffineMap&, bool, index_t, const void*,
                             const index_t*, PartialWord*);
 
+using MomentRow = void (*)(const void* x, index_t n, const MomentColumns& s);
+
+template <class T> void moment_row(const void* x, index_t n, const MomentColumns& s) {
+  moments_row(static_cast<const T*>(x), n, s);
+}
+
 ReduceTile select_reduce(plan::ReduceOp op, DType t) {
   return visit_dtype(t, [&](auto tag) -> ReduceTile {
     using T = decltype(tag);
@@ -532,10 +557,10 @@ struct LeafStep {
   std::byte* out;
   std::size_t elem_size;
   int value;
-  /// The program's result is this stored leaf, read contiguously: a tile that is one run goes to
-  /// the sink from the input itself. (Leaves that instructions read are still copied: measured
-  /// again, (a * b + c).sum(Axes{0}) takes 20 ms streaming a, b and c through the instruction
-  /// loops against 17.5 ms copying each into its tile buffer first.)
+  /// A stored leaf read contiguously: a tile that is one run is read from the input itself. Only
+  /// for the program's result or with the wide loops: measured, the baseline (SSE2) loops stream
+  /// from memory slower than memcpy, (a * b + c).sum(Axes{0}) took 20 ms reading a, b and c in
+  /// place against 17.5 ms copying each into its tile buffer first.
   bool in_place;
 };
 
@@ -547,6 +572,24 @@ struct InstrStep {
 };
 
 } // namespace
+
+namespace detail {
+
+const InterpreterKernels* interpreter_kernels() noexcept {
+  static const InterpreterKernels* const chosen = []() -> const InterpreterKernels* {
+    const char* isa = std::getenv("CHUNKED_SIMD");
+    if (isa && std::strcmp(isa, "scalar") == 0)
+      return nullptr;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (__builtin_cpu_supports("avx512f"))
+      return avx512_interpreter_kernels();
+#endif
+    return nullptr;
+  }();
+  return chosen;
+}
+
+} // namespace detail
 
 void run_program(const BlockProgram& p, std::span<const void* const> inputs, void* output) {
   validate(p, inputs);
@@ -564,6 +607,7 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
   const int result = nv - 1;
   const bool want_index =
       reduce && (p.sink.op == plan::ReduceOp::argmin || p.sink.op == plan::ReduceOp::argmax);
+  const detail::InterpreterKernels* wide = detail::interpreter_kernels();
 
   // Normalized copies of every map the tile loop reads.
   std::vector<AffineMap> leaf_maps(nl);
@@ -641,7 +685,7 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
     leaf_steps.push_back({select_fill(leaf.kind, leaf.dtype), &leaf,
                           stored ? inputs[leaf.input] : nullptr, &leaf_maps[l], slot_ptr(slot[l]),
                           dtype_size(leaf.dtype), l,
-                          stored && l == result && leaf_maps[l].coef[g.ndim - 1] == 1});
+                          stored && (l == result || wide) && leaf_maps[l].coef[g.ndim - 1] == 1});
   }
   std::vector<InstrStep> instr_steps;
   for (int v = nl; v < nv; ++v) {
@@ -649,7 +693,7 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
       continue;
     const Instr& in = p.instrs[v - nl];
     const int arity = plan::opcode_arity(in.op);
-    InstrStep step{select_kernel(in.op, p.value_dtype(in.args[arity == 3 ? 1 : 0]), in.dtype),
+    InstrStep step{select_kernel(in.op, p.value_dtype(in.args[arity == 3 ? 1 : 0]), in.dtype, wide),
                    {0, 0, 0},
                    slot_ptr(slot[v]),
                    v};
@@ -680,6 +724,48 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
                           : nullptr;
   void* const result_slot = direct ? direct->out : nullptr;
   const std::size_t result_size = dtype_size(result_dtype);
+
+  // var/std folding whole rows into consecutive entries: the entries the program touches are
+  // kept as columns while it runs (see MomentColumns).
+  MomentRow moment_rows = nullptr;
+  index_t moment_lo = 0, moment_span = 0;
+  thread_local std::vector<double> moment_scratch;
+  MomentColumns columns{};
+  if (reduce && !all_reduced && sink_map.coef[g.ndim - 1] == 1 &&
+      (p.sink.op == plan::ReduceOp::var || p.sink.op == plan::ReduceOp::std)) {
+    moment_rows =
+        visit_dtype(result_dtype, [](auto tag) -> MomentRow { return &moment_row<decltype(tag)>; });
+    index_t hi = sink_map.base;
+    moment_lo = sink_map.base;
+    for (int k = 0; k < g.ndim; ++k) {
+      const index_t reach = sink_map.coef[k] * (g.extent[k] - 1);
+      (reach < 0 ? moment_lo : hi) += reach;
+    }
+    moment_span = hi - moment_lo + 1;
+  }
+  // Kept-axis sums and means of float64 rows into consecutive entries, with the wide loops.
+  auto* const sum_row =
+      wide && reduce && !all_reduced && sink_map.coef[g.ndim - 1] == 1 &&
+              result_dtype == DType::float64 &&
+              (p.sink.op == plan::ReduceOp::sum || p.sink.op == plan::ReduceOp::mean)
+          ? wide->sum_row_f64
+          : nullptr;
+  auto* const wide_moments =
+      wide && result_dtype == DType::float64 ? wide->moments_row_f64 : nullptr;
+  // Entries far apart would make the columns larger than the work: fold in place then.
+  if (moment_rows && moment_span > size)
+    moment_rows = nullptr;
+  if (moment_rows) {
+    moment_scratch.resize(static_cast<std::size_t>(3 * moment_span));
+    columns = {moment_scratch.data(), moment_scratch.data() + moment_span,
+               moment_scratch.data() + 2 * moment_span};
+    const PartialWord* e = partials + moment_lo * 3;
+    for (index_t k = 0; k < moment_span; ++k) {
+      columns.count[k] = e[3 * k].f;
+      columns.mean[k] = e[3 * k + 1].f;
+      columns.m2[k] = e[3 * k + 2].f;
+    }
+  }
 
   thread_local TileRuns runs;
   for (index_t t0 = 0; t0 < size; t0 += tile_elements) {
@@ -717,9 +803,33 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
             index[j + k] = offset + k * step;
         });
       }
-      reduce_fn(runs, sink_map, all_reduced, n, values, index, partials);
+      if (moment_rows) {
+        const std::size_t elem = dtype_size(result_dtype);
+        runs.each(sink_map, [&](index_t j, index_t offset, index_t, index_t len) {
+          const index_t at = offset - moment_lo;
+          if (wide_moments && wide_moments(static_cast<const double*>(values) + j, len,
+                                           columns.count + at, columns.mean + at, columns.m2 + at))
+            return;
+          moment_rows(static_cast<const std::byte*>(values) + static_cast<std::size_t>(j) * elem,
+                      len, {columns.count + at, columns.mean + at, columns.m2 + at});
+        });
+      } else if (sum_row) {
+        runs.each(sink_map, [&](index_t j, index_t offset, index_t, index_t len) {
+          sum_row(static_cast<const double*>(values) + j, len, &partials[offset].f);
+        });
+      } else {
+        reduce_fn(runs, sink_map, all_reduced, n, values, index, partials);
+      }
     } else {
       store(runs, sink_map, values, output);
+    }
+  }
+  if (moment_rows) {
+    PartialWord* e = partials + moment_lo * 3;
+    for (index_t k = 0; k < moment_span; ++k) {
+      e[3 * k].f = columns.count[k];
+      e[3 * k + 1].f = columns.mean[k];
+      e[3 * k + 2].f = columns.m2[k];
     }
   }
 }

@@ -291,6 +291,64 @@ template <class T> struct MomentsAcc {
   }
 };
 
+/// var/std partial states of consecutive entries as three arrays: the words of entry k are
+/// count[k], mean[k] and m2[k]. A program whose rows fold into consecutive entries keeps its
+/// entries this way during its tiles, so that the row loops vectorise, and interleaves them back
+/// into partial words once at the end.
+struct MomentColumns {
+  double* count;
+  double* mean;
+  double* m2;
+};
+
+/// MomentsAcc<T>::row on entries held as columns: the same operations in the same order, so the
+/// same bits.
+template <class T> void moments_row(const T* __restrict x, index_t n, const MomentColumns& s) {
+  if (n == 0)
+    return;
+  double* __restrict c = s.count;
+  double* __restrict m = s.mean;
+  double* __restrict q = s.m2;
+  const double na = c[0];
+  // Whether some entry has seen another count, and whether some value or state is infinite or
+  // NaN (then which NaN the row leaves is a matter of operand order: merge_moments decides).
+  std::int64_t odd = 0;
+  for (index_t k = 0; k < n; ++k) {
+    const double v = static_cast<double>(x[k]);
+    const double t = (v - v) + (m[k] - m[k]) + (q[k] - q[k]);
+    odd |= static_cast<std::int64_t>(c[k] != na) | static_cast<std::int64_t>(t != t);
+  }
+  if (odd != 0) {
+    for (index_t k = 0; k < n; ++k) {
+      plan::PartialWord e[3];
+      e[0].f = c[k];
+      e[1].f = m[k];
+      e[2].f = q[k];
+      detail::merge_moments(e, 1.0, static_cast<double>(x[k]), 0.0);
+      c[k] = e[0].f;
+      m[k] = e[1].f;
+      q[k] = e[2].f;
+    }
+    return;
+  }
+  if (na == 0) {
+    for (index_t k = 0; k < n; ++k) {
+      c[k] = 1.0;
+      m[k] = static_cast<double>(x[k]);
+      q[k] = 0.0;
+    }
+    return;
+  }
+  const double nb = 1.0, total = na + nb;
+  const double mean_ratio = nb / total, m2_ratio = na * nb / total;
+  for (index_t k = 0; k < n; ++k) {
+    const double delta = static_cast<double>(x[k]) - m[k];
+    m[k] += delta * mean_ratio;
+    q[k] += 0.0 + delta * delta * m2_ratio; // merge_moments' m2b + ..., m2b = 0
+    c[k] = total;
+  }
+}
+
 template <class T, bool Max> struct ArgAcc {
   using value_type = T;
   static constexpr int words = 2;

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+// AVX-512 builds of the interpreter loops that stream from memory (see interpreter_simd.hpp).
+#include "interpreter_simd.hpp"
+
+namespace chunked::cpu::detail {
+
+#if defined(__AVX512F__)
+
+// Everything here stays in this file (anonymous namespace, no shared inline functions), so no
+// AVX-512 instantiation can stand in for a baseline one at link time.
+namespace {
+
+template <class T, int Op> void binary(const void* const* args, void* out, index_t n) {
+  const T* __restrict a = static_cast<const T*>(args[0]);
+  const T* __restrict b = static_cast<const T*>(args[1]);
+  T* __restrict r = static_cast<T*>(out);
+  for (index_t j = 0; j < n; ++j) {
+    if constexpr (Op == 0)
+      r[j] = a[j] + b[j];
+    else if constexpr (Op == 1)
+      r[j] = a[j] - b[j];
+    else if constexpr (Op == 2)
+      r[j] = a[j] * b[j];
+    else
+      r[j] = a[j] / b[j];
+  }
+}
+
+void sum_row(const double* __restrict x, index_t n, double* __restrict f) {
+  for (index_t k = 0; k < n; ++k)
+    f[k] += x[k];
+}
+
+bool moments_row(const double* __restrict x, index_t n, double* __restrict c, double* __restrict m,
+                 double* __restrict q) {
+  if (n == 0)
+    return true;
+  const double na = c[0];
+  long long odd = 0;
+  for (index_t k = 0; k < n; ++k) {
+    const double v = x[k];
+    const double t = (v - v) + (m[k] - m[k]) + (q[k] - q[k]);
+    odd |= static_cast<long long>(c[k] != na) | static_cast<long long>(t != t);
+  }
+  if (odd != 0)
+    return false;
+  if (na == 0) {
+    for (index_t k = 0; k < n; ++k) {
+      c[k] = 1.0;
+      m[k] = x[k];
+      q[k] = 0.0;
+    }
+    return true;
+  }
+  const double nb = 1.0, total = na + nb;
+  const double mean_ratio = nb / total, m2_ratio = na * nb / total;
+  for (index_t k = 0; k < n; ++k) {
+    const double delta = x[k] - m[k];
+    m[k] += delta * mean_ratio;
+    q[k] += 0.0 + delta * delta * m2_ratio;
+    c[k] = total;
+  }
+  return true;
+}
+
+const InterpreterKernels table{
+    {&binary<double, 0>, &binary<double, 1>, &binary<double, 2>, &binary<double, 3>},
+    {&binary<float, 0>, &binary<float, 1>, &binary<float, 2>, &binary<float, 3>},
+    &sum_row,
+    &moments_row};
+
+} // namespace
+
+const InterpreterKernels* avx512_interpreter_kernels() noexcept { return &table; }
+
+#else
+
+const InterpreterKernels* avx512_interpreter_kernels() noexcept { return nullptr; }
+
+#endif
+
+} // namespace chunked::cpu::detail

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+// Wide-vector loops of the CPU tile interpreter, chosen at run time on the CPU found.
+#pragma once
+
+#include <chunked/core/types.hpp>
+
+namespace chunked::cpu::detail {
+
+/// Loops compiled for a wider instruction set than the library's baseline. Each does exactly the
+/// IEEE operations of its baseline counterpart in interpreter.cpp / tile_reduce.hpp in the same
+/// order (no contraction into fma), so results are the same bits; only which NaN two meeting
+/// NaNs give may differ, as operand order allows.
+struct InterpreterKernels {
+  using Binary = void (*)(const void* const* args, void* out, index_t n);
+  /// r[j] = a[j] op b[j] for add, sub, mul, div (in that order), float64 then float32.
+  Binary binary_f64[4];
+  Binary binary_f32[4];
+  /// f[k] += x[k]: kept-axis sum and mean rows of float64 values.
+  void (*sum_row_f64)(const double* x, index_t n, double* f);
+  /// cpu::moments_row<double> on columns (count, mean, m2); false, touching nothing, for the rows
+  /// it leaves to the baseline loop (entries with unequal counts, values or states not finite).
+  bool (*moments_row_f64)(const double* x, index_t n, double* count, double* mean, double* m2);
+};
+
+/// The AVX-512 loops, or nullptr when this build has none.
+const InterpreterKernels* avx512_interpreter_kernels() noexcept;
+
+/// The loops to use on this CPU, or nullptr for the baseline ones. CHUNKED_SIMD=scalar (read once)
+/// keeps the baseline loops.
+const InterpreterKernels* interpreter_kernels() noexcept;
+
+} // namespace chunked::cpu::detail
