@@ -756,9 +756,12 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
   if (moment_rows && moment_span > size)
     moment_rows = nullptr;
   if (moment_rows) {
-    moment_scratch.resize(static_cast<std::size_t>(3 * moment_span));
-    columns = {moment_scratch.data(), moment_scratch.data() + moment_span,
-               moment_scratch.data() + 2 * moment_span};
+    // Columns a multiple of 4 KiB apart would make every store to one look like a dependency of
+    // the loads from the next (4K aliasing): shift each by 136 bytes more.
+    const index_t pitch = moment_span + 17;
+    moment_scratch.resize(static_cast<std::size_t>(3 * pitch));
+    columns = {moment_scratch.data(), moment_scratch.data() + pitch,
+               moment_scratch.data() + 2 * pitch};
     const PartialWord* e = partials + moment_lo * 3;
     for (index_t k = 0; k < moment_span; ++k) {
       columns.count[k] = e[3 * k].f;
