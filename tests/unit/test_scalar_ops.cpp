@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+// The shared per-element semantics (backend/common) that the CPU interpreter and the generated
+// CUDA kernels both compile: edge cases checked directly, independent of any program.
+#include <chunked/backend/common/partial_ops.hpp>
+#include <chunked/backend/common/scalar_ops.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace {
+
+namespace s = chunked::scalar;
+using i64 = std::int64_t;
+constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
+constexpr i64 i64_min = std::numeric_limits<i64>::min();
+
+TEST(ScalarOps, ModTakesTheSignOfTheDivisor) {
+  EXPECT_EQ(s::op_mod<i64>(7, 3), 1);
+  EXPECT_EQ(s::op_mod<i64>(-7, 3), 2);
+  EXPECT_EQ(s::op_mod<i64>(7, -3), -2);
+  EXPECT_EQ(s::op_mod<i64>(-7, -3), -1);
+  EXPECT_EQ(s::op_mod<i64>(5, 0), 0);
+  EXPECT_EQ(s::op_mod<i64>(i64_min, -1), 0);
+  EXPECT_EQ(s::op_mod(-7.5, 2.0), 0.5);
+  EXPECT_EQ(s::op_mod(7.5, -2.0), -0.5);
+  EXPECT_TRUE(std::isnan(s::op_mod(1.0, 0.0)));
+}
+
+TEST(ScalarOps, IntegerPowWrapsAndTruncatesNegativeExponents) {
+  EXPECT_EQ(s::op_pow<i64>(3, 4), 81);
+  EXPECT_EQ(s::op_pow<i64>(2, 64), 0); // wraps modulo 2^64
+  EXPECT_EQ(s::op_pow<i64>(2, -1), 0);
+  EXPECT_EQ(s::op_pow<i64>(1, -5), 1);
+  EXPECT_EQ(s::op_pow<i64>(-1, -3), -1);
+  EXPECT_EQ(s::op_pow<i64>(-1, -4), 1);
+  EXPECT_EQ(s::op_pow<int>(0, 0), 1);
+}
+
+TEST(ScalarOps, WrappingArithmeticHasNoOverflow) {
+  EXPECT_EQ(s::op_add<i64>(std::numeric_limits<i64>::max(), 1), i64_min);
+  EXPECT_EQ(s::op_neg<i64>(i64_min), i64_min);
+  EXPECT_EQ(s::op_abs<i64>(i64_min), i64_min);
+  EXPECT_EQ(s::op_mul<int>(65536, 65536), 0);
+}
+
+TEST(ScalarOps, MinimumAndMaximumPropagateNan) {
+  EXPECT_TRUE(std::isnan(s::op_minimum(nan_v, 1.0)));
+  EXPECT_TRUE(std::isnan(s::op_minimum(1.0, nan_v)));
+  EXPECT_TRUE(std::isnan(s::op_maximum(nan_v, 1.0)));
+  EXPECT_EQ(s::op_maximum(-1.0, 2.0), 2.0);
+}
+
+TEST(ScalarOps, CastsToIntegersAndBools) {
+  EXPECT_EQ((s::cast_value<i64, double>(-2.9)), -2);
+  EXPECT_EQ((s::cast_value<int, double>(nan_v)), std::numeric_limits<int>::min());
+  EXPECT_EQ((s::cast_value<int, double>(1e300)), std::numeric_limits<int>::min());
+  EXPECT_TRUE((s::cast_value<bool, double>(0.5)));
+  EXPECT_FALSE((s::cast_value<bool, i64>(0)));
+}
+
+TEST(PartialOps, ArgTiesKeepTheFirstAndNanWins) {
+  // argmin: a smaller value wins; an equal value wins only with a smaller index.
+  EXPECT_TRUE((s::arg_better<false, double>(2.0, 5, 1.0, 9)));
+  EXPECT_FALSE((s::arg_better<false, double>(1.0, 5, 1.0, 9)));
+  EXPECT_TRUE((s::arg_better<false, double>(1.0, 9, 1.0, 5)));
+  // NaN beats numbers; between NaNs the first occurrence stays.
+  EXPECT_TRUE((s::arg_better<true, double>(7.0, 0, nan_v, 3)));
+  EXPECT_FALSE((s::arg_better<true, double>(nan_v, 3, 7.0, 0)));
+  EXPECT_FALSE((s::arg_better<true, double>(nan_v, 3, nan_v, 4)));
+  EXPECT_TRUE((s::arg_better<true, double>(nan_v, 4, nan_v, 3)));
+}
+
+TEST(PartialOps, MomentMergeEqualsTheTwoPassVariance) {
+  const double xs[] = {1.5, -2.0, 4.25, 8.0, 0.5, 3.0, -1.0};
+  // Merge one-element states left to right.
+  double n = 0, mean = 0, m2 = 0;
+  for (double x : xs) s::merge_moments(n, mean, m2, 1, x, 0);
+  double sum = 0;
+  for (double x : xs) sum += x;
+  const double mu = sum / 7;
+  double ss = 0;
+  for (double x : xs) ss += (x - mu) * (x - mu);
+  EXPECT_EQ(n, 7);
+  EXPECT_NEAR(mean, mu, 1e-15);
+  EXPECT_NEAR(m2, ss, 1e-13);
+  EXPECT_NEAR(s::variance_of(n, m2, 1), ss / 6, 1e-14);
+  // An empty state changes nothing, on either side.
+  double n2 = 0, mean2 = 0, m22 = 0;
+  s::merge_moments(n2, mean2, m22, n, mean, m2);
+  EXPECT_EQ(n2, n);
+  EXPECT_EQ(mean2, mean);
+  s::merge_moments(n2, mean2, m22, 0, 123, 456);
+  EXPECT_EQ(m22, m2);
+  // ddof past the count: 0 / 0 is NaN, x / 0 is inf.
+  EXPECT_TRUE(std::isnan(s::variance_of(1, 0, 1)));
+  EXPECT_TRUE(std::isinf(s::variance_of(2, 1.0, 3)));
+}
+
+} // namespace
