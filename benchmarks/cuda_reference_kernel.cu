@@ -18,11 +18,7 @@
 /// Runs the reference kernel once; returns the sum and sets *ms to its event-timed duration.
 double chunked_reference_seed_sum(long long n, float* ms);
 
-#if defined(__CUDACC__)
-#include <curand_philox4x32_x.h>
-
-namespace {
-
+/// Both halves exit on any failing CUDA runtime call, naming it.
 #define CHECK(call)                                                                                \
   do {                                                                                             \
     const cudaError_t s_ = (call);                                                                 \
@@ -31,6 +27,11 @@ namespace {
       std::exit(1);                                                                                \
     }                                                                                              \
   } while (0)
+
+#if defined(__CUDACC__)
+#include <curand_philox4x32_x.h>
+
+namespace {
 
 // Element (2r, 2c) of normal(10, 1) over an n x n array, seed 42, stream 0: flat index e is even,
 // so it takes the sinpi half of the Box-Muller pair of Philox block e / 2.
@@ -89,15 +90,6 @@ double chunked_reference_seed_sum(long long n, float* ms) {
 #include <chunked/chunked.hpp>
 
 namespace {
-
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    const cudaError_t s_ = (call);                                                                 \
-    if (s_ != cudaSuccess) {                                                                       \
-      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(s_));                             \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
