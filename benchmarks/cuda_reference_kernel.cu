@@ -16,7 +16,7 @@
 #include <cstdlib>
 
 /// Runs the reference kernel once; returns the sum and sets *ms to its event-timed duration.
-double chunked_reference_seed_sum(long long n, float* ms);
+double chunked_reference_seed_sum(long long n, int variant, float* ms);
 
 /// Both halves exit on any failing CUDA runtime call, naming it.
 #define CHECK(call)                                                                                \
@@ -35,21 +35,21 @@ namespace {
 
 // Element (2r, 2c) of normal(10, 1) over an n x n array, seed 42, stream 0: flat index e is even,
 // so it takes the sinpi half of the Box-Muller pair of Philox block e / 2.
-__global__ void __launch_bounds__(256) reference(long long n, double* result) {
-  const long long half = n / 2, kept = half * half;
+__device__ __forceinline__ double kept_value(unsigned long long block, bool sin_only) {
   const uint2 key = make_uint2(42u, 0u);
-  double acc = 0.0;
-  for (long long k = blockIdx.x * 256ll + threadIdx.x; k < kept; k += 256ll * gridDim.x) {
-    const long long r = k / half, c = k - r * half;
-    const unsigned long long block = static_cast<unsigned long long>((2 * r) * n + 2 * c) >> 1;
-    const uint4 w = curand_Philox4x32_10(
-        make_uint4(static_cast<unsigned>(block), static_cast<unsigned>(block >> 32), 0u, 0u), key);
-    const double u = (w.x ^ (static_cast<unsigned long long>(w.y) << 21)) * 0x1p-53 + 0x1p-54;
-    const double v = (w.z ^ (static_cast<unsigned long long>(w.w) << 21)) * 0x1p-52 + 0x1p-53;
-    double s, co;
+  const uint4 w = curand_Philox4x32_10(
+      make_uint4(static_cast<unsigned>(block), static_cast<unsigned>(block >> 32), 0u, 0u), key);
+  const double u = (w.x ^ (static_cast<unsigned long long>(w.y) << 21)) * 0x1p-53 + 0x1p-54;
+  const double v = (w.z ^ (static_cast<unsigned long long>(w.w) << 21)) * 0x1p-52 + 0x1p-53;
+  double s, co;
+  if (sin_only)
+    s = sinpi(v);
+  else
     sincospi(v, &s, &co);
-    acc += __fma_rn(1.0, sqrt(-2.0 * log(u)) * s, 10.0) + 1.0;
-  }
+  return __fma_rn(1.0, sqrt(-2.0 * log(u)) * s, 10.0) + 1.0;
+}
+
+__device__ __forceinline__ void block_sum(double acc, double* result) {
   __shared__ double shared[256];
   shared[threadIdx.x] = acc;
   __syncthreads();
@@ -62,9 +62,31 @@ __global__ void __launch_bounds__(256) reference(long long n, double* result) {
     atomicAdd(result, shared[0]);
 }
 
+// One flat grid-stride loop over the kept elements: a 64-bit division per element.
+__global__ void __launch_bounds__(256) reference_flat(long long n, bool sin_only, double* result) {
+  const long long half = n / 2, kept = half * half;
+  double acc = 0.0;
+  for (long long k = blockIdx.x * 256ll + threadIdx.x; k < kept; k += 256ll * gridDim.x) {
+    const long long r = k / half, c = k - r * half;
+    acc += kept_value(static_cast<unsigned long long>((2 * r) * n + 2 * c) >> 1, sin_only);
+  }
+  block_sum(acc, result);
+}
+
+// CUDA blocks walk kept rows, threads walk columns: no division.
+__global__ void __launch_bounds__(256) reference_rows(long long n, bool sin_only, double* result) {
+  const long long half = n / 2;
+  double acc = 0.0;
+  for (long long r = blockIdx.x; r < half; r += gridDim.x)
+    for (long long c = threadIdx.x; c < half; c += 256)
+      acc += kept_value(static_cast<unsigned long long>(r * n + c), sin_only);
+  block_sum(acc, result);
+}
+
 } // namespace
 
-double chunked_reference_seed_sum(long long n, float* ms) {
+/// Variants: 0 flat + sincospi, 1 rows + sincospi, 2 rows + sinpi only.
+double chunked_reference_seed_sum(long long n, int variant, float* ms) {
   static double* result = nullptr;
   static cudaEvent_t start, stop;
   static int sms = 0;
@@ -76,7 +98,10 @@ double chunked_reference_seed_sum(long long n, float* ms) {
   }
   CHECK(cudaMemset(result, 0, sizeof(double)));
   CHECK(cudaEventRecord(start));
-  reference<<<sms * 8, 256>>>(n, result);
+  if (variant == 0)
+    reference_flat<<<sms * 8, 256>>>(n, false, result);
+  else
+    reference_rows<<<sms * 8, 256>>>(n, variant == 2, result);
   CHECK(cudaGetLastError());
   CHECK(cudaEventRecord(stop));
   CHECK(cudaEventSynchronize(stop));
@@ -85,7 +110,6 @@ double chunked_reference_seed_sum(long long n, float* ms) {
   CHECK(cudaMemcpy(&s, result, sizeof(double), cudaMemcpyDeviceToHost));
   return s;
 }
-
 #else
 #include <chunked/chunked.hpp>
 
@@ -117,11 +141,13 @@ int main(int argc, char** argv) {
                 seconds_since(t0), s);
   }
 
-  for (int run = 0; run < 4; ++run) {
-    float ms = 0;
-    const double s = chunked_reference_seed_sum(n, &ms);
-    std::printf("reference kernel: %.4f s, sum %.17g\n", ms / 1000.0, s);
-  }
+  const char* variants[] = {"flat, sincospi", "rows, sincospi", "rows, sinpi only"};
+  for (int variant = 0; variant < 3; ++variant)
+    for (int run = 0; run < 4; ++run) {
+      float ms = 0;
+      const double s = chunked_reference_seed_sum(n, variant, &ms);
+      std::printf("reference kernel (%s): %.4f s, sum %.17g\n", variants[variant], ms / 1000.0, s);
+    }
   return 0;
 }
 #endif

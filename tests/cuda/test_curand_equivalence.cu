@@ -60,7 +60,9 @@ __device__ __host__ void element_of(std::uint64_t i, Case* out, int* case_index,
                                     const Case* table) {
   *case_index = static_cast<int>(i / kPerCase);
   *out = table[*case_index];
-  *e = out->first + i % kPerCase;
+  // Cases 4 to 7 take every other element, as a [::2] slice does: whole warps then share one
+  // parity, which is the path where the device computes only sinpi or only cospi.
+  *e = out->first + (*case_index >= 4 ? 2 : 1) * (i % kPerCase);
 }
 
 // cuRAND's own device API: curand_init(seed, subsequence = stream, offset = 4 * block) puts the

@@ -80,6 +80,24 @@ CHUNKED_HD CHUNKED_FORCEINLINE void sincospi_of(double x, double* s, double* c) 
 #endif
 }
 
+/// sinpi(x) when `odd` is false, cospi(x) when true: the half of sincospi(x) an element takes.
+/// On the device, a warp whose lanes all take the same half computes only that half (the
+/// separate functions return the same bits as sincospi's halves; the device tests compare them
+/// with cuRAND), which halves the trigonometry of a strided slice of a normal array.
+CHUNKED_HD CHUNKED_FORCEINLINE double sincospi_half(double x, bool odd) {
+#if CHUNKED_DEVICE_CODE
+  const unsigned lanes = __activemask();
+  if (__all_sync(lanes, !odd))
+    return ::sinpi(x);
+  if (__all_sync(lanes, odd))
+    return ::cospi(x);
+#endif
+  double s = 0.0;
+  double c = 0.0;
+  sincospi_of(x, &s, &c);
+  return odd ? c : s;
+}
+
 CHUNKED_HD CHUNKED_FORCEINLINE u64_t mul_high64(u64_t a, u64_t b) {
 #if CHUNKED_DEVICE_CODE
   return __umul64hi(a, b);
@@ -159,12 +177,21 @@ CHUNKED_HD CHUNKED_FORCEINLINE Pair<i64_t> integers_pair(u64_t seed, u64_t strea
   return integer_pair(philox_words(seed, stream, block), low, high);
 }
 
+/// The standard normal of an element whose block gave `w`: z0 (sinpi) for even elements, z1
+/// (cospi) for odd ones; the same bits as the matching half of standard_normal_pair.
+CHUNKED_HD CHUNKED_FORCEINLINE double standard_normal_of(Words4x32 w, bool odd) {
+  const double u = unit_uniform(w.w0, w.w1);
+  const double v = static_cast<double>(detail::bits53(w.w2, w.w3)) * 0x1p-52 + 0x1p-53;
+  const double radius = detail::sqrt_of(-2.0 * detail::log_of(u));
+  return detail::sincospi_half(v, odd) * radius;
+}
+
 /// Element `e` (C-order flat index) of stream `stream` of `Generator(seed).normal(..., mean,
 /// stddev)`.
 CHUNKED_HD CHUNKED_FORCEINLINE double normal_at(u64_t seed, u64_t stream, u64_t e, double mean,
                                                 double stddev) {
-  const Pair<double> p = normal_pair(seed, stream, block_of(e), mean, stddev);
-  return (e & 1u) != 0 ? p.odd : p.even;
+  const double z = standard_normal_of(philox_words(seed, stream, block_of(e)), (e & 1u) != 0);
+  return detail::fused_mul_add(stddev, z, mean);
 }
 
 /// Element `e` of stream `stream` of `Generator(seed).uniform(..., low, high)`.

@@ -48,6 +48,25 @@ template <int ND, unsigned Mask> CHUNKED_KD void unflatten(i64 t, const i64* ext
   }
 }
 
+/// Adds the multi-index `step` (digits over the axes of `mask`, each below its extent) to `i`
+/// with carries: a grid-stride loop walks its positions with additions instead of one 64-bit
+/// division per axis and element. The outermost axis of the mask takes the final carry unbounded,
+/// as unflatten gives it the quotient.
+template <int ND, unsigned Mask>
+CHUNKED_KD void advance(const i64* step, const i64* extent, i64* i) {
+  i64 carry = 0;
+#pragma unroll
+  for (int k = ND - 1; k >= 0; --k) {
+    if ((Mask >> k) & 1u) {
+      i[k] += step[k] + carry;
+      if (k == 0 || (Mask & ((1u << k) - 1u)) == 0)
+        return;
+      carry = i[k] >= extent[k] ? 1 : 0;
+      i[k] -= carry * extent[k];
+    }
+  }
+}
+
 template <int ND> constexpr unsigned all_axes() { return ND >= 32 ? ~0u : ((1u << ND) - 1u); }
 
 #if defined(CHUNKED_KERNEL_RANDOM)
@@ -61,9 +80,8 @@ CHUNKED_KD random::Words4x32 philox_block(u64 seed, u64 stream, u64 block) {
 }
 CHUNKED_KD double normal_sample(const LeafArgs& l, i64 flat) {
   const u64 e = static_cast<u64>(flat);
-  const random::Pair<double> z =
-      random::standard_normal_pair(philox_block(l.seed, l.stream, e >> 1));
-  return random::detail::fused_mul_add(l.bf, (e & 1u) != 0 ? z.odd : z.even, l.af);
+  const double z = random::standard_normal_of(philox_block(l.seed, l.stream, e >> 1), (e & 1u) != 0);
+  return random::detail::fused_mul_add(l.bf, z, l.af);
 }
 CHUNKED_KD double uniform_sample(const LeafArgs& l, i64 flat) {
   const u64 e = static_cast<u64>(flat);
@@ -91,12 +109,16 @@ template <class T> CHUNKED_KD T arange_value(const LeafArgs& l, i64 pos) {
 template <class P> CHUNKED_KD void store_kernel(const ProgramArgs& a) {
   using T = typename P::result_type;
   constexpr int nd = P::nd > 0 ? P::nd : 1;
+  constexpr unsigned mask = all_axes<P::nd>();
   T* out = static_cast<T*>(a.out);
   const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
-  for (i64 t = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; t < a.size; t += stride) {
-    i64 i[nd] = {};
-    unflatten<P::nd, all_axes<P::nd>()>(t, a.extent, i);
+  const i64 t0 = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
+  i64 i[nd] = {}, step[nd] = {};
+  unflatten<P::nd, mask>(t0, a.extent, i);
+  unflatten<P::nd, mask>(stride, a.extent, step);
+  for (i64 t = t0; t < a.size; t += stride) {
     out[at<P::nd>(a.sink, i)] = P::eval(a, i);
+    advance<P::nd, mask>(step, a.extent, i);
   }
 }
 
@@ -121,12 +143,16 @@ template <class Acc> CHUNKED_KD Acc block_fold(Acc acc) {
 /// Pass 1 of a reduction over every axis: each CUDA block's state goes to scratch[blockIdx.x].
 template <class P, class Acc> CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a) {
   constexpr int nd = P::nd > 0 ? P::nd : 1;
+  constexpr unsigned mask = all_axes<P::nd>();
   Acc acc = Acc::identity();
   const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
-  for (i64 t = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; t < a.size; t += stride) {
-    i64 i[nd] = {};
-    unflatten<P::nd, all_axes<P::nd>()>(t, a.extent, i);
+  const i64 t0 = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
+  i64 i[nd] = {}, step[nd] = {};
+  unflatten<P::nd, mask>(t0, a.extent, i);
+  unflatten<P::nd, mask>(stride, a.extent, step);
+  for (i64 t = t0; t < a.size; t += stride) {
     acc.add(P::eval(a, i), P::index(a, i));
+    advance<P::nd, mask>(step, a.extent, i);
   }
   const Acc total = block_fold(acc);
   if (threadIdx.x == 0)
@@ -152,12 +178,13 @@ template <class P, class Acc> CHUNKED_KD void reduce_axes_kernel(const ProgramAr
   constexpr unsigned reduced_mask = all_axes<P::nd>() & P::reduced;
   const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
   for (i64 q = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; q < a.kept; q += stride) {
-    i64 i[nd] = {};
+    i64 i[nd] = {}, one[nd] = {};
     unflatten<P::nd, kept_mask>(q, a.extent, i);
+    unflatten<P::nd, reduced_mask>(1, a.extent, one);
     Acc acc = Acc::identity();
     for (i64 r = 0; r < a.reduced; ++r) {
-      unflatten<P::nd, reduced_mask>(r, a.extent, i);
       acc.add(P::eval(a, i), P::index(a, i));
+      advance<P::nd, reduced_mask>(one, a.extent, i);
     }
     acc.store(static_cast<i64*>(a.out) + at<P::nd>(a.sink, i) * Acc::words);
   }
