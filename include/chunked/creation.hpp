@@ -52,7 +52,9 @@ ChunkedArray<T, B> arange(T start, T stop, T step, index_t chunk) {
   return ChunkedArray<T, B>(graph::make_arange(n, chunk, dtype_v<T>, a, s));
 }
 
-/// Copies dense C-order host data now; the array does not refer to `data` afterwards.
+/// Copies dense C-order host data now; the array does not refer to `data` afterwards. For the
+/// Cuda backend (and Auto with a usable GPU) the copy lives in pinned host memory, so that
+/// computations move it to the GPUs asynchronously and at the bus's full rate.
 template <class B = Cpu, class T>
 ChunkedArray<std::remove_const_t<T>, B> from_host(std::span<T> data, const Shape& shape, const Chunks& chunks) {
   using U = std::remove_const_t<T>;
@@ -60,7 +62,8 @@ ChunkedArray<std::remove_const_t<T>, B> from_host(std::span<T> data, const Shape
     throw ShapeError("from_host: " + std::to_string(data.size()) + " values given for shape " +
                      shape.to_string() + " of " + std::to_string(shape.size()) + " elements");
   return ChunkedArray<U, B>(
-      detail::store_host_data(data.data(), dtype_v<U>, shape, chunks.resolve(shape, sizeof(U))));
+      detail::store_host_data(data.data(), dtype_v<U>, shape, chunks.resolve(shape, sizeof(U)),
+                              backend_traits<B>::kind));
 }
 /// The same from any contiguous range of elements (std::vector, std::array, ...).
 template <class B = Cpu, std::ranges::contiguous_range R>

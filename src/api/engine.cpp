@@ -85,7 +85,9 @@ graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend, const Co
   return graph::make_stored(std::move(data));
 }
 
-graph::NodePtr store_host_data(const void* data, DType dtype, const Shape& shape, const std::vector<index_t>& chunks) {
+graph::NodePtr store_host_data(const void* data, DType dtype, const Shape& shape, const std::vector<index_t>& chunks,
+                               BackendKind backend) {
+  const bool pinned = backend != BackendKind::cpu && cuda_available();
   auto stored = std::make_shared<graph::StoredData>();
   stored->dtype = dtype;
   stored->grid = ChunkGrid(shape, chunks);
@@ -100,7 +102,8 @@ graph::NodePtr store_host_data(const void* data, DType dtype, const Shape& shape
     const auto ext = grid.block_shape(bi).extents();
     index_t n = 1;
     for (index_t e : ext) n *= e;
-    auto buf = make_host_buffer(static_cast<std::size_t>(n) * esize);
+    const auto bytes = static_cast<std::size_t>(n) * esize;
+    auto buf = pinned ? cuda::make_transfer_buffer(bytes) : make_host_buffer(bytes);
     auto* dst = static_cast<unsigned char*>(buf->data());
     if (n > 0) {
       // Copy row by row (innermost axis contiguous in both layouts).

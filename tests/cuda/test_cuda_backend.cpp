@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace chunked {
@@ -314,6 +315,76 @@ TEST(CudaBackend, FailureInsideComputeLeavesRuntimeUsable) {
   bad_device.devices = {1000};
   EXPECT_THROW(x.sum().item(bad_device), BackendError);
   EXPECT_NEAR(x.sum().item(), x.to<Cpu>().sum().item(), 1e-6);
+}
+
+TEST(CudaBackend, KernelLaunchErrorSurfacesAsBackendError) {
+  CHUNKED_REQUIRE_GPU();
+  Generator rng(11);
+  auto x = rng.normal<double, Cuda>(Shape{3000, 1000}, Chunks{250, 1000});
+  auto y = (x * 2.0 + 1.0).sum(Axes{0});
+  const NDArray<double> expected = y.compute();
+  // The first launch fails, and so does one in the middle, while other streams hold queued work.
+  for (long after : {0L, 5L}) {
+    cuda::fail_launch_after(after);
+    try {
+      (void)y.compute();
+      cuda::fail_launch_after(-1);
+      ADD_FAILURE() << "the failed launch " << after << " did not raise";
+    } catch (const BackendError& e) {
+      cuda::fail_launch_after(-1);
+      EXPECT_NE(std::string(e.what()).find("cuLaunchKernel"), std::string::npos) << e.what();
+    }
+    expect_identical(expected, y.compute()); // the runtime is usable afterwards
+  }
+}
+
+TEST(CudaBackend, StreamCountDoesNotChangeResults) {
+  CHUNKED_REQUIRE_GPU();
+  Generator rng(12);
+  auto x = rng.normal<double, Cuda>(Shape{1500, 1100}, Chunks{200, 300});
+  auto stored = (x * 3.0).persist();
+  auto a = ((stored - 1.0) / (x + 20.0))(slice(1, none, 2), slice(none, none, -3));
+  auto reference = [&](int streams, auto f) {
+    ComputeOptions o;
+    o.streams_per_device = streams;
+    return f(o);
+  };
+  for (int streams : {1, 2, 3, 16}) {
+    SCOPED_TRACE(streams);
+    auto sum = [&](const ComputeOptions& o) { return a.sum().item(o); };
+    auto means = [&](const ComputeOptions& o) { return a.mean(Axes{0}).compute(o); };
+    auto values = [&](const ComputeOptions& o) { return a.compute(o); };
+    EXPECT_EQ(reference(4, sum), reference(streams, sum));
+    expect_identical(reference(4, means), reference(streams, means));
+    expect_identical(reference(4, values), reference(streams, values));
+  }
+}
+
+TEST(CudaBackend, LargeCopiesThroughStagingAndPinnedMemory) {
+  CHUNKED_REQUIRE_GPU();
+  // 12.5 M doubles (100 MB): several staging pieces each way, with ragged chunks.
+  const index_t rows = 2500, cols = 5000;
+  std::vector<double> data(static_cast<std::size_t>(rows * cols));
+  for (std::size_t j = 0; j < data.size(); ++j)
+    data[j] = static_cast<double>(j % 1000003) * 0.5 - 3.0;
+  const Chunks chunks{1100, 3100};
+  // Pinned: from_host for the Cuda backend.
+  auto pinned = from_host<Cuda>(std::span<const double>(data), Shape{rows, cols}, chunks);
+  // Pageable: host blocks of the Cpu backend, moved to Cuda.
+  auto pageable =
+      from_host<Cpu>(std::span<const double>(data), Shape{rows, cols}, chunks).to<Cuda>();
+  for (auto* a : {&pinned, &pageable}) {
+    std::vector<double> out(data.size());
+    (*a + 1.0).to_host(std::span<double>(out));
+    index_t bad = 0;
+    for (std::size_t j = 0; j < data.size(); ++j)
+      if (out[j] != data[j] + 1.0 && bad++ < 5)
+        ADD_FAILURE() << "element " << j << ": " << out[j] << ", expected " << data[j] + 1.0;
+    EXPECT_EQ(bad, 0);
+  }
+  // B2's shape: a / a.sum() back to host memory, equal to the Cpu backend within rounding.
+  const auto cpu = from_host<Cpu>(std::span<const double>(data), Shape{rows, cols}, chunks);
+  expect_close((cpu / cpu.sum()).compute(), (pinned / pinned.sum()).compute(), 1e-12);
 }
 
 } // namespace

@@ -14,7 +14,7 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
+#include <functional>
 #include <mutex>
 #include <unordered_map>
 
@@ -38,12 +38,17 @@ using plan::InputRef;
 using plan::Output;
 using plan::TaskKind;
 
-/// Pinned staging per host copy: large copies go through in pieces of this size.
-constexpr std::size_t staging_bytes = std::size_t{64} << 20;
 /// Most CUDA blocks of pass 1 of a reduction over every axis. Fixed, so that the fold order and
 /// therefore the result depend on the box alone, never on the GPU model or count.
 constexpr index_t max_reduce_parts = 1024;
 constexpr index_t max_grid = 8192;
+/// Compute streams per device when ComputeOptions::streams_per_device is 0: enough for the copies
+/// of one task and the kernels of others to overlap, and for one kernel's tail to overlap the
+/// next kernel's start.
+constexpr int default_streams = 4;
+/// Pinned staging buffers per device: while the GPU copies through one, the worker fills or
+/// empties the others.
+constexpr int staging_ring = 4;
 
 std::size_t output_bytes(const Output& out, plan::ReduceOp op) {
   if (out.kind == Output::Kind::partial)
@@ -58,53 +63,86 @@ unsigned grid_for(index_t n, index_t per_thread = 1) {
   return static_cast<unsigned>(std::clamp<index_t>(blocks, 1, max_grid));
 }
 
-/// Calls f(offset, step, len, j) for the rows of flat positions [t0, t1) of the box: positions
-/// j .. j+len-1 (relative to t0) map to offset + step * k under `map`.
-template <class F>
-void for_each_row(const BlockProgram& p, const plan::AffineMap& map, index_t t0, index_t t1,
-                  F&& f) {
-  if (p.ndim == 0) {
+/// Where a dense block goes in a host destination: the block's extents and the destination's
+/// index map.
+struct Scatter {
+  int ndim = 0;
+  index_t extent[plan::max_ndim] = {};
+  plan::AffineMap target;
+};
+
+/// Calls f(offset, step, len, j) for the rows of flat positions [t0, t1) of the block: positions
+/// j .. j+len-1 (relative to t0) map to offset + step * k under the target map.
+template <class F> void for_each_row(const Scatter& s, index_t t0, index_t t1, F&& f) {
+  if (s.ndim == 0) {
     if (t0 < t1)
-      f(map.base, index_t{0}, index_t{1}, index_t{0});
+      f(s.target.base, index_t{0}, index_t{1}, index_t{0});
     return;
   }
-  const int last = p.ndim - 1;
+  const int last = s.ndim - 1;
   index_t idx[plan::max_ndim] = {};
   index_t rest = t0;
   for (int k = last; k >= 0; --k) {
-    idx[k] = rest % p.extent[k];
-    rest /= p.extent[k];
+    idx[k] = rest % s.extent[k];
+    rest /= s.extent[k];
   }
   for (index_t j = 0; t0 + j < t1;) {
-    const index_t len = std::min(t1 - t0 - j, p.extent[last] - idx[last]);
-    f(map.at(idx, p.ndim), map.coef[last], len, j);
+    const index_t len = std::min(t1 - t0 - j, s.extent[last] - idx[last]);
+    f(s.target.at(idx, s.ndim), s.target.coef[last], len, j);
     j += len;
     idx[last] = 0;
-    for (int k = last - 1; k >= 0 && ++idx[k] == p.extent[k]; --k)
+    for (int k = last - 1; k >= 0 && ++idx[k] == s.extent[k]; --k)
       idx[k] = 0;
   }
 }
 
+/// One pinned staging buffer of a device's ring, with the event of the last copy through it and
+/// the host work that waits for that copy (spreading a downloaded piece into its destination).
+struct StagingSlot {
+  std::unique_ptr<PinnedBuffer> buffer;
+  std::unique_ptr<Event> copied;
+  std::function<void()> after_copy;
+};
+
+/// A stored input copied to one device for this computation, with the event that ends the copy.
+struct Upload {
+  std::shared_ptr<Buffer> buffer;
+  std::unique_ptr<Event> done;
+  cudaStream_t stream = nullptr;
+};
+
 struct DeviceSlot {
   int id = 0;
-  Stream* stream = nullptr;
+  std::vector<Stream*> streams;
+  std::vector<std::shared_ptr<Buffer>> scratch; // per stream: pass 1 states of reductions
+  int next_stream = 0;
   std::shared_ptr<MemoryBudget> budget;
-  std::unique_ptr<PinnedBuffer> staging;
-  std::shared_ptr<Buffer> scratch;
+  StagingSlot ring[staging_ring];
+  int next_staging = 0;
   std::mutex uploads_mutex;
-  std::unordered_map<const Buffer*, std::shared_ptr<Buffer>> uploads; // stored inputs, per compute
-  std::unordered_map<std::string, const Module*> modules;             // by structure key
+  std::unordered_map<const Buffer*, Upload> uploads;           // stored inputs, per compute
+  std::unordered_map<std::string, const Module*> modules;      // by structure key
 };
+
+void wait_for(cudaStream_t stream, const Event& event, int device) {
+  CHUNKED_CUDA_TRY(cudaStreamWaitEvent(stream, event.get(), 0), device, "(stream wait)");
+}
 
 class CudaExecutor final : public runtime::TaskExecutor {
 public:
   CudaExecutor(const plan::Plan& plan, std::vector<int> devices, const ComputeOptions& options)
       : plan_(plan), outputs_(plan.tasks.size()), worker_(plan.tasks.size(), 0),
-        sync_after_(plan.tasks.size(), 0) {
+        done_(plan.tasks.size()), stream_of_(plan.tasks.size(), nullptr),
+        consumers_(plan.tasks.size()) {
+    const int streams = std::clamp(
+        options.streams_per_device > 0 ? options.streams_per_device : default_streams, 1,
+        max_streams_per_device);
     for (int id : devices) {
       auto slot = std::make_unique<DeviceSlot>();
       slot->id = id;
-      slot->stream = device_state(id).stream;
+      for (int k = 0; k < streams; ++k)
+        slot->streams.push_back(&device_state(id).compute_stream(k));
+      slot->scratch.resize(slot->streams.size());
       slot->budget = std::make_shared<MemoryBudget>();
       slot->budget->limit = options.device_memory_limit;
       if (slot->budget->limit == 0) {
@@ -116,6 +154,22 @@ public:
       slots_.push_back(std::move(slot));
     }
     assign_workers();
+    for (std::size_t t = 0; t < plan_.tasks.size(); ++t)
+      for (plan::TaskId dep : plan_.deps[t])
+        consumers_[dep].push_back(static_cast<plan::TaskId>(t));
+  }
+
+  /// After a failure: lets the work already queued finish before its buffers are freed, and
+  /// gives the staging buffers back. Errors are not reported again here.
+  ~CudaExecutor() override {
+    for (auto& slot : slots_) {
+      DeviceGuard guard(slot->id);
+      for (Stream* s : slot->streams)
+        cudaStreamSynchronize(s->get());
+      cudaGetLastError();
+      for (StagingSlot& staging : slot->ring)
+        release_staging(std::move(staging.buffer));
+    }
   }
 
   int worker_of(std::size_t task) const { return worker_[task]; }
@@ -124,30 +178,50 @@ public:
     DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
     DeviceGuard guard(d.id);
     const plan::Task& task = plan_.tasks[id];
-    std::vector<std::shared_ptr<Buffer>> temps;
+    // Tasks take the device's streams in turn; dependences between streams are events.
+    const int lane = d.next_stream;
+    d.next_stream = (d.next_stream + 1) % static_cast<int>(d.streams.size());
+    Stream& s = *d.streams[static_cast<std::size_t>(lane)];
+    std::vector<std::shared_ptr<Buffer>> temps; // used on s only, so freed in order on s
+    std::uint64_t bytes = 0;
     switch (task.kind) {
     case TaskKind::program:
-      run_program_task(id, task, d, temps);
+      bytes = run_program_task(id, task, d, lane, temps);
       break;
     case TaskKind::gather:
-      run_gather(id, task, d, temps);
+      bytes = run_gather(id, task, d, lane, temps);
       break;
     case TaskKind::combine:
-      run_combine(id, task, d, temps);
+      bytes = run_combine(id, task, d, lane, temps);
       break;
     }
-    // Temporaries from other devices were copied synchronously; an output read on another device
-    // must be complete before that device's copy starts.
-    if (sync_after_[id])
-      d.stream->synchronize(fmt::format("(task {})", id));
-    return plan_.work_bytes(id);
+    auto done = std::make_unique<Event>(d.id);
+    done->record(s);
+    stream_of_[id] = s.get();
+    done_[id] = std::move(done);
+    return bytes;
   }
 
-  void release(runtime::TaskId id) override { outputs_[id].reset(); }
+  void release(runtime::TaskId id) override {
+    std::shared_ptr<Buffer> buffer = std::move(outputs_[id]);
+    const auto* device_buffer = dynamic_cast<const DeviceBuffer*>(buffer.get());
+    if (!device_buffer)
+      return;
+    // The free is ordered on the buffer's stream: after the consumers that ran on other streams.
+    for (plan::TaskId c : consumers_[id])
+      if (done_[c] && stream_of_[c] != device_buffer->stream())
+        wait_for(device_buffer->stream(), *done_[c], device_buffer->space().device);
+  }
 
+  /// Waits for every device and finishes the host side of downloads; the result blocks.
   std::vector<std::shared_ptr<Buffer>> finish() {
-    for (auto& slot : slots_)
-      slot->stream->synchronize("(end of compute)");
+    for (auto& slot : slots_) {
+      DeviceGuard guard(slot->id);
+      for (Stream* s : slot->streams)
+        s->synchronize("(end of compute)");
+      for (StagingSlot& staging : slot->ring)
+        settle(staging);
+    }
     return std::move(outputs_);
   }
 
@@ -173,67 +247,105 @@ private:
       }
       worker_[t] = std::clamp(w, 0, static_cast<int>(ndev) - 1);
     }
-    for (std::size_t t = 0; t < plan_.tasks.size(); ++t)
-      for (plan::TaskId dep : plan_.deps[t])
-        if (worker_[dep] != worker_[t])
-          sync_after_[dep] = 1;
   }
 
-  std::shared_ptr<Buffer> allocate(DeviceSlot& d, std::size_t bytes) {
-    return std::make_shared<DeviceBuffer>(d.id, bytes, d.budget);
+  std::shared_ptr<Buffer> allocate(DeviceSlot& d, int lane, std::size_t bytes) {
+    return std::make_shared<DeviceBuffer>(d.id, bytes, d.budget,
+                                          d.streams[static_cast<std::size_t>(lane)]);
   }
 
-  PinnedBuffer& staging(DeviceSlot& d) {
-    if (!d.staging)
-      d.staging = std::make_unique<PinnedBuffer>(staging_bytes);
-    return *d.staging;
+  /// Waits for the slot's last copy and does the host work that waited for it.
+  static void settle(StagingSlot& slot) {
+    if (!slot.after_copy)
+      return;
+    slot.copied->synchronize();
+    auto work = std::move(slot.after_copy);
+    slot.after_copy = nullptr;
+    work();
   }
 
-  /// A device copy of a host buffer, through pinned staging in pieces.
-  std::shared_ptr<Buffer> upload(DeviceSlot& d, const Buffer& host) {
-    auto dev = allocate(d, host.bytes());
-    PinnedBuffer& stage = staging(d);
+  /// The next staging buffer of the ring, free for a new copy.
+  StagingSlot& next_staging(DeviceSlot& d) {
+    StagingSlot& slot = d.ring[d.next_staging];
+    d.next_staging = (d.next_staging + 1) % staging_ring;
+    if (!slot.buffer) {
+      slot.buffer = acquire_staging();
+      slot.copied = std::make_unique<Event>(d.id);
+    } else {
+      slot.copied->synchronize(); // the copy that used it last must be done
+      settle(slot);
+    }
+    return slot;
+  }
+
+  /// A device copy of a host buffer, enqueued on the lane's stream: straight from pinned memory,
+  /// else through the staging ring in pieces.
+  std::shared_ptr<Buffer> upload(DeviceSlot& d, int lane, const Buffer& host) {
+    Stream& s = *d.streams[static_cast<std::size_t>(lane)];
+    auto dev = allocate(d, lane, host.bytes());
+    if (dynamic_cast<const PinnedBuffer*>(&host)) {
+      CHUNKED_CUDA_TRY(cudaMemcpyAsync(dev->data(), host.data(), host.bytes(),
+                                       cudaMemcpyHostToDevice, s.get()),
+                       d.id, fmt::format("(upload of {} bytes)", host.bytes()));
+      return dev;
+    }
     const auto* src = static_cast<const char*>(host.data());
     for (std::size_t off = 0; off < host.bytes(); off += staging_bytes) {
       const std::size_t n = std::min(staging_bytes, host.bytes() - off);
-      std::memcpy(stage.data(), src + off, n);
-      CHUNKED_CUDA_TRY(cudaMemcpyAsync(static_cast<char*>(dev->data()) + off, stage.data(), n,
-                                       cudaMemcpyHostToDevice, d.stream->get()),
+      StagingSlot& slot = next_staging(d);
+      std::memcpy(slot.buffer->data(), src + off, n);
+      CHUNKED_CUDA_TRY(cudaMemcpyAsync(static_cast<char*>(dev->data()) + off, slot.buffer->data(),
+                                       n, cudaMemcpyHostToDevice, s.get()),
                        d.id, fmt::format("(upload of {} bytes)", n));
-      d.stream->synchronize("(upload)"); // the staging buffer is reused by the next piece
+      slot.copied->record(s);
     }
     return dev;
   }
 
   /// A copy on this device of a buffer on another device.
-  std::shared_ptr<Buffer> copy_from_peer(DeviceSlot& d, const Buffer& src) {
-    auto dev = allocate(d, src.bytes());
+  std::shared_ptr<Buffer> copy_from_peer(DeviceSlot& d, int lane, const Buffer& src) {
+    Stream& s = *d.streams[static_cast<std::size_t>(lane)];
+    auto dev = allocate(d, lane, src.bytes());
     CHUNKED_CUDA_TRY(
-        cudaMemcpyPeerAsync(dev->data(), d.id, src.data(), src.space().device, src.bytes(),
-                            d.stream->get()),
+        cudaMemcpyPeerAsync(dev->data(), d.id, src.data(), src.space().device, src.bytes(), s.get()),
         d.id, fmt::format("(copy of {} bytes from device {})", src.bytes(), src.space().device));
-    d.stream->synchronize("(peer copy)");
     return dev;
   }
 
-  const void* device_pointer(DeviceSlot& d, const InputRef& ref,
+  /// The device pointer of an input on this device, after the lane's stream has been ordered
+  /// after the work that produced it.
+  const void* device_pointer(DeviceSlot& d, int lane, const InputRef& ref,
                              std::vector<std::shared_ptr<Buffer>>& temps) {
-    const Buffer* buf = ref.kind == InputRef::Kind::stored ? ref.stored : outputs_[ref.task].get();
-    if (!buf)
-      throw BackendError("Cuda backend: a task input is missing (released too early)");
+    Stream& s = *d.streams[static_cast<std::size_t>(lane)];
+    if (ref.kind == InputRef::Kind::task) {
+      const Buffer* buf = outputs_[ref.task].get();
+      if (!buf)
+        throw BackendError("Cuda backend: a task input is missing (released too early)");
+      if (stream_of_[ref.task] != s.get())
+        wait_for(s.get(), *done_[ref.task], d.id);
+      const MemorySpace space = buf->space();
+      if (space.kind == MemorySpace::Kind::device && space.device == d.id)
+        return buf->data();
+      temps.push_back(space.kind == MemorySpace::Kind::host ? upload(d, lane, *buf)
+                                                            : copy_from_peer(d, lane, *buf));
+      return temps.back()->data();
+    }
+    const Buffer* buf = ref.stored;
     const MemorySpace space = buf->space();
     if (space.kind == MemorySpace::Kind::device && space.device == d.id)
       return buf->data();
-    if (ref.kind == InputRef::Kind::task) {
-      temps.push_back(space.kind == MemorySpace::Kind::host ? upload(d, *buf)
-                                                            : copy_from_peer(d, *buf));
-      return temps.back()->data();
-    }
     std::lock_guard lock(d.uploads_mutex);
-    auto& cached = d.uploads[buf];
-    if (!cached)
-      cached = space.kind == MemorySpace::Kind::host ? upload(d, *buf) : copy_from_peer(d, *buf);
-    return cached->data();
+    Upload& cached = d.uploads[buf];
+    if (!cached.buffer) {
+      cached.buffer = space.kind == MemorySpace::Kind::host ? upload(d, lane, *buf)
+                                                            : copy_from_peer(d, lane, *buf);
+      cached.done = std::make_unique<Event>(d.id);
+      cached.done->record(s);
+      cached.stream = s.get();
+    } else if (cached.stream != s.get()) {
+      wait_for(s.get(), *cached.done, d.id);
+    }
+    return cached.buffer->data();
   }
 
   const Module& module_for(DeviceSlot& d, const BlockProgram& p) {
@@ -246,131 +358,140 @@ private:
     return m;
   }
 
-  void* scratch(DeviceSlot& d) {
-    if (!d.scratch)
-      d.scratch = allocate(d, static_cast<std::size_t>(max_reduce_parts) * 3 * 8);
-    return d.scratch->data();
+  void* scratch(DeviceSlot& d, int lane) {
+    auto& buffer = d.scratch[static_cast<std::size_t>(lane)];
+    if (!buffer)
+      buffer = allocate(d, lane, static_cast<std::size_t>(max_reduce_parts) * 3 * 8);
+    return buffer->data();
   }
 
   /// Launches `p` writing to `out` (values for store sinks, partial words for reduce sinks).
-  void run_kernel(DeviceSlot& d, const BlockProgram& p, const std::vector<const void*>& inputs,
-                  void* out) {
+  void run_kernel(DeviceSlot& d, int lane, const BlockProgram& p,
+                  const std::vector<const void*>& inputs, void* out) {
+    const Stream& s = *d.streams[static_cast<std::size_t>(lane)];
     const index_t size = p.size();
     const bool reduce = p.sink.kind == plan::Sink::Kind::reduce;
     if (size == 0) {
       if (reduce)
-        init_partials(p.sink.op, p.result_dtype(), out, p.sink.num_partials, *d.stream);
+        init_partials(p.sink.op, p.result_dtype(), out, p.sink.num_partials, s);
       return;
     }
     const Module& m = module_for(d, p);
-    kernel::ProgramArgs args = make_args(p, inputs.data(), out, reduce ? scratch(d) : nullptr);
+    kernel::ProgramArgs args = make_args(p, inputs.data(), out, reduce ? scratch(d, lane) : nullptr);
     void* params[] = {&args, nullptr};
     if (!reduce) {
-      launch(m.function(kernel_store), grid_for(size), kernel::block_threads_host, params,
-             *d.stream, "store");
+      launch(m.function(kernel_store), grid_for(size), kernel::block_threads_host, params, s,
+             "store");
       return;
     }
     if (args.kept != p.sink.num_partials)
-      init_partials(p.sink.op, p.result_dtype(), out, p.sink.num_partials, *d.stream);
+      init_partials(p.sink.op, p.result_dtype(), out, p.sink.num_partials, s);
     if (args.kept == 1) {
       int parts = static_cast<int>(std::clamp<index_t>((size + 2047) / 2048, 1, max_reduce_parts));
       launch(m.function(kernel_reduce_all), static_cast<unsigned>(parts),
-             kernel::block_threads_host, params, *d.stream, "reduce pass 1");
+             kernel::block_threads_host, params, s, "reduce pass 1");
       void* final_params[] = {&args, &parts, nullptr};
-      launch(m.function(kernel_reduce_final), 1, kernel::block_threads_host, final_params,
-             *d.stream, "reduce pass 2");
+      launch(m.function(kernel_reduce_final), 1, kernel::block_threads_host, final_params, s,
+             "reduce pass 2");
     } else {
       launch(m.function(kernel_reduce_axes), grid_for(args.kept), kernel::block_threads_host,
-             params, *d.stream, "axis reduce");
+             params, s, "axis reduce");
     }
   }
 
   std::uint64_t run_program_task(runtime::TaskId id, const plan::Task& task, DeviceSlot& d,
-                                 std::vector<std::shared_ptr<Buffer>>& temps) {
+                                 int lane, std::vector<std::shared_ptr<Buffer>>& temps) {
     thread_local BlockProgram program;
     plan_.instantiate(id, program);
     std::vector<const void*> inputs;
     for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
-      inputs.push_back(device_pointer(d, plan_.inputs[j].ref, temps));
+      inputs.push_back(device_pointer(d, lane, plan_.inputs[j].ref, temps));
     if (task.output.kind != Output::Kind::destination) {
       const std::size_t bytes = output_bytes(task.output, program.sink.op);
-      auto out = allocate(d, bytes);
-      run_kernel(d, program, inputs, out->data());
+      auto out = allocate(d, lane, bytes);
+      run_kernel(d, lane, program, inputs, out->data());
       outputs_[id] = std::move(out);
       return bytes;
     }
-    // Destination: compute the block densely on the device, then scatter it into host memory.
+    // Destination: compute the block densely on the device, then download it through the staging
+    // ring; each piece is spread into host memory once its copy is done, while later work runs.
     const std::size_t esize = dtype_size(task.output.dtype);
     const index_t size = program.size();
-    const plan::AffineMap target = program.sink.map;
+    Scatter scatter;
+    scatter.ndim = program.ndim;
+    scatter.target = program.sink.map;
     index_t stride = 1;
     program.sink.map = plan::AffineMap{};
     for (int k = program.ndim; k-- > 0;) {
+      scatter.extent[k] = program.extent[k];
       program.sink.map.coef[k] = stride;
       stride *= program.extent[k];
     }
-    auto block = allocate(d, static_cast<std::size_t>(size) * esize);
-    run_kernel(d, program, inputs, block->data());
+    auto block = allocate(d, lane, static_cast<std::size_t>(size) * esize);
+    run_kernel(d, lane, program, inputs, block->data());
+    Stream& s = *d.streams[static_cast<std::size_t>(lane)];
     auto* dst = static_cast<char*>(plan_.destinations[task.output.destination].data);
-    PinnedBuffer& stage = staging(d);
     const index_t piece = static_cast<index_t>(staging_bytes / esize);
     for (index_t t0 = 0; t0 < size; t0 += piece) {
       const index_t t1 = std::min(size, t0 + piece);
-      CHUNKED_CUDA_TRY(cudaMemcpyAsync(stage.data(), static_cast<char*>(block->data()) + t0 * esize,
+      StagingSlot& slot = next_staging(d);
+      CHUNKED_CUDA_TRY(cudaMemcpyAsync(slot.buffer->data(),
+                                       static_cast<char*>(block->data()) + t0 * esize,
                                        static_cast<std::size_t>(t1 - t0) * esize,
-                                       cudaMemcpyDeviceToHost, d.stream->get()),
+                                       cudaMemcpyDeviceToHost, s.get()),
                        d.id, fmt::format("(copy of {} bytes to the host)", (t1 - t0) * esize));
-      d.stream->synchronize(fmt::format("(task {})", id));
-      const auto* src = static_cast<const char*>(stage.data());
-      for_each_row(
-          program, target, t0, t1, [&](index_t offset, index_t step, index_t len, index_t j) {
-            if (step == 1) {
-              std::memcpy(dst + offset * esize, src + j * esize,
-                          static_cast<std::size_t>(len) * esize);
-            } else {
-              for (index_t k = 0; k < len; ++k)
-                std::memcpy(dst + (offset + k * step) * esize, src + (j + k) * esize, esize);
-            }
-          });
+      slot.copied->record(s);
+      const auto* src = static_cast<const char*>(slot.buffer->data());
+      slot.after_copy = [scatter, t0, t1, esize, dst, src] {
+        for_each_row(scatter, t0, t1, [&](index_t offset, index_t step, index_t len, index_t j) {
+          if (step == 1) {
+            std::memcpy(dst + offset * esize, src + j * esize, static_cast<std::size_t>(len) * esize);
+          } else {
+            for (index_t k = 0; k < len; ++k)
+              std::memcpy(dst + (offset + k * step) * esize, src + (j + k) * esize, esize);
+          }
+        });
+      };
     }
+    temps.push_back(std::move(block)); // freed on s, after the copies
     return static_cast<std::uint64_t>(size) * esize;
   }
 
-  std::uint64_t run_gather(runtime::TaskId id, const plan::Task& task, DeviceSlot& d,
+  std::uint64_t run_gather(runtime::TaskId id, const plan::Task& task, DeviceSlot& d, int lane,
                            std::vector<std::shared_ptr<Buffer>>& temps) {
     const std::size_t bytes = output_bytes(task.output, plan::ReduceOp::sum);
-    auto out = allocate(d, bytes);
+    auto out = allocate(d, lane, bytes);
     for (const auto& piece : plan_.gathers[task.index]) {
-      const std::vector<const void*> in{device_pointer(d, piece.source, temps)};
-      run_kernel(d, piece.program, in, out->data());
+      const std::vector<const void*> in{device_pointer(d, lane, piece.source, temps)};
+      run_kernel(d, lane, piece.program, in, out->data());
     }
     outputs_[id] = std::move(out);
     return bytes;
   }
 
-  std::uint64_t run_combine(runtime::TaskId id, const plan::Task& task, DeviceSlot& d,
+  std::uint64_t run_combine(runtime::TaskId id, const plan::Task& task, DeviceSlot& d, int lane,
                             std::vector<std::shared_ptr<Buffer>>& temps) {
+    const Stream& s = *d.streams[static_cast<std::size_t>(lane)];
     const plan::Combine& c = plan_.combines[task.index];
     const index_t n = task.output.elements;
     const auto layout = plan::partial_layout(c.op, c.input);
     const std::size_t partial_bytes =
         static_cast<std::size_t>(n) * 8u * static_cast<std::size_t>(layout.words);
-    const void* first = device_pointer(d, plan_.combine_inputs[task.inputs_begin], temps);
-    auto acc = allocate(d, partial_bytes);
-    CHUNKED_CUDA_TRY(cudaMemcpyAsync(acc->data(), first, partial_bytes, cudaMemcpyDeviceToDevice,
-                                     d.stream->get()),
-                     d.id, fmt::format("(copy of {} bytes)", partial_bytes));
+    const void* first = device_pointer(d, lane, plan_.combine_inputs[task.inputs_begin], temps);
+    auto acc = allocate(d, lane, partial_bytes);
+    CHUNKED_CUDA_TRY(
+        cudaMemcpyAsync(acc->data(), first, partial_bytes, cudaMemcpyDeviceToDevice, s.get()),
+        d.id, fmt::format("(copy of {} bytes)", partial_bytes));
     for (std::uint32_t j = task.inputs_begin + 1; j < task.inputs_end; ++j)
       combine_partials(c.op, c.input, acc->data(),
-                       device_pointer(d, plan_.combine_inputs[j], temps), acc->data(), n,
-                       *d.stream);
+                       device_pointer(d, lane, plan_.combine_inputs[j], temps), acc->data(), n, s);
     if (task.output.kind == Output::Kind::partial) {
       outputs_[id] = std::move(acc);
       return partial_bytes;
     }
     const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(task.output.dtype);
-    auto out = allocate(d, bytes);
-    finalize_partials(c.op, c.input, acc->data(), n, c.count, c.ddof, out->data(), *d.stream);
+    auto out = allocate(d, lane, bytes);
+    finalize_partials(c.op, c.input, acc->data(), n, c.count, c.ddof, out->data(), s);
     outputs_[id] = std::move(out);
     return bytes;
   }
@@ -379,7 +500,10 @@ private:
   std::vector<std::unique_ptr<DeviceSlot>> slots_;
   std::vector<std::shared_ptr<Buffer>> outputs_;
   std::vector<int> worker_;
-  std::vector<char> sync_after_;
+  /// Per task, once it ran: the event after its work and the stream it ran on.
+  std::vector<std::unique_ptr<Event>> done_;
+  std::vector<cudaStream_t> stream_of_;
+  std::vector<std::vector<plan::TaskId>> consumers_;
 };
 
 std::vector<int> select_devices(const ComputeOptions& options) {

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <mutex>
+#include <vector>
 
 namespace chunked::cuda {
 
@@ -103,8 +104,18 @@ DeviceState& device_state(int device) {
   return *states[device];
 }
 
+Stream& DeviceState::compute_stream(int k) {
+  if (k < 0 || k >= max_streams_per_device)
+    throw BackendError(fmt::format("Cuda backend: compute stream {} of device {} is outside [0, {})",
+                                   k, device, max_streams_per_device));
+  std::lock_guard lock(mutex_);
+  if (!compute_[k])
+    compute_[k] = new Stream(device);
+  return *compute_[k];
+}
+
 namespace {
-void* allocate_device(int device, std::size_t bytes, MemoryBudget& budget) {
+void* allocate_device(int device, std::size_t bytes, MemoryBudget& budget, const Stream* stream) {
   const std::size_t before = budget.used.fetch_add(bytes);
   if (budget.limit != 0 && before + bytes > budget.limit) {
     budget.used.fetch_sub(bytes);
@@ -117,7 +128,8 @@ void* allocate_device(int device, std::size_t bytes, MemoryBudget& budget) {
   DeviceGuard guard(device);
   void* p = nullptr;
   const cudaError_t status =
-      cudaMallocFromPoolAsync(&p, bytes == 0 ? 1 : bytes, state.pool, state.stream->get());
+      cudaMallocFromPoolAsync(&p, bytes == 0 ? 1 : bytes, state.pool,
+                              (stream ? stream : state.stream)->get());
   if (status != cudaSuccess) {
     budget.used.fetch_sub(bytes);
     check(status, "cudaMallocFromPoolAsync", device, fmt::format("({} bytes)", bytes));
@@ -126,10 +138,12 @@ void* allocate_device(int device, std::size_t bytes, MemoryBudget& budget) {
 }
 } // namespace
 
-DeviceBuffer::DeviceBuffer(int device, std::size_t bytes, std::shared_ptr<MemoryBudget> budget)
-    : Buffer(allocate_device(device, bytes, *budget), bytes,
+DeviceBuffer::DeviceBuffer(int device, std::size_t bytes, std::shared_ptr<MemoryBudget> budget,
+                           const Stream* stream)
+    : Buffer(allocate_device(device, bytes, *budget, stream), bytes,
              MemorySpace{MemorySpace::Kind::device, device}),
-      budget_(std::move(budget)) {}
+      budget_(std::move(budget)),
+      stream_(stream ? stream->get() : device_state(device).stream->get()) {}
 
 DeviceBuffer::~DeviceBuffer() {
   const int device = space().device;
@@ -137,8 +151,8 @@ DeviceBuffer::~DeviceBuffer() {
   cudaGetDevice(&previous);
   if (previous != device)
     cudaSetDevice(device);
-  // Ordered after every task that used the buffer: they all ran on this stream.
-  cudaFreeAsync(data(), device_state(device).stream->get());
+  // Ordered after every use: users on other streams made this stream wait for them.
+  cudaFreeAsync(data(), stream_);
   if (previous >= 0 && previous != device)
     cudaSetDevice(previous);
   budget_->used.fetch_sub(bytes());
@@ -157,6 +171,49 @@ PinnedBuffer::PinnedBuffer(std::size_t bytes)
     : Buffer(allocate_pinned(bytes), bytes, MemorySpace{}) {}
 
 PinnedBuffer::~PinnedBuffer() { cudaFreeHost(data()); }
+
+namespace {
+struct StagingPool {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<PinnedBuffer>> free;
+};
+StagingPool& staging_pool() {
+  static auto* pool = new StagingPool; // never destroyed: pinned memory outlives static teardown
+  return *pool;
+}
+/// Buffers kept for reuse: enough for the rings of several devices' executors.
+constexpr std::size_t staging_kept = 32;
+} // namespace
+
+std::unique_ptr<PinnedBuffer> acquire_staging() {
+  StagingPool& pool = staging_pool();
+  {
+    std::lock_guard lock(pool.mutex);
+    if (!pool.free.empty()) {
+      auto buffer = std::move(pool.free.back());
+      pool.free.pop_back();
+      return buffer;
+    }
+  }
+  return std::make_unique<PinnedBuffer>(staging_bytes);
+}
+
+void release_staging(std::unique_ptr<PinnedBuffer> buffer) {
+  StagingPool& pool = staging_pool();
+  std::lock_guard lock(pool.mutex);
+  if (buffer && pool.free.size() < staging_kept)
+    pool.free.push_back(std::move(buffer));
+}
+
+std::shared_ptr<Buffer> make_transfer_buffer(std::size_t bytes) {
+  if (usable_device_count() == 0)
+    return make_host_buffer(bytes);
+  try {
+    return std::make_shared<PinnedBuffer>(bytes);
+  } catch (const Error&) {
+    return make_host_buffer(bytes); // pinned memory speeds copies up; pageable memory still works
+  }
+}
 
 } // namespace chunked::cuda
 

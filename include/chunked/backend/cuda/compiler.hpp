@@ -40,6 +40,11 @@ std::vector<char> compile_to_cubin(const std::string& key, const std::string& so
 void launch(CUfunction function, unsigned grid, unsigned block, void** args, const Stream& stream,
             const char* what);
 
+/// Fault injection for tests: the launch `launches` launches from now (0: the next one) is made
+/// with an impossible block size, so the driver fails it the way it fails a bad kernel launch;
+/// a negative count turns the injection off.
+void fail_launch_after(long launches);
+
 /// The directory of the on-disk kernel cache: $CHUNKED_CACHE_DIR, else $XDG_CACHE_HOME/chunked,
 /// else ~/.cache/chunked ("" when none can be named; caching on disk is then skipped).
 std::string kernel_cache_dir();

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace chunked::cuda {
@@ -78,32 +79,57 @@ struct MemoryBudget {
   std::atomic<std::size_t> used{0};
 };
 
-/// Per-device state that lives as long as the process: a stream-ordered memory pool and the
-/// stream that every allocation and free of this backend is ordered on. Never destroyed: CUDA
-/// objects must not be released after the driver has shut down at exit.
+/// Most compute streams per device (ComputeOptions::streams_per_device is clamped to it).
+constexpr int max_streams_per_device = 16;
+
+/// Per-device state that lives as long as the process: a stream-ordered memory pool, the stream
+/// that frees are ordered on, and the compute streams that executors enqueue work on. Never
+/// destroyed: CUDA objects must not be released after the driver has shut down at exit.
 struct DeviceState {
   int device = 0;
   cudaMemPool_t pool = nullptr;
+  /// Orders the allocations and frees of buffers made outside a computation's streams.
   Stream* stream = nullptr;
   int cc_major = 0, cc_minor = 0;
+  /// Compute stream k (0 <= k < max_streams_per_device), created on first use. Thread-safe.
+  Stream& compute_stream(int k);
+
+private:
+  std::mutex mutex_;
+  Stream* compute_[max_streams_per_device] = {};
 };
 
 /// The process-wide state of `device`, created on first use.
 DeviceState& device_state(int device);
 
+/// Bytes of one pinned staging buffer: host copies of pageable memory go through them in pieces.
+constexpr std::size_t staging_bytes = std::size_t{32} << 20;
+
+/// A pinned staging buffer of staging_bytes from a process-wide pool (allocating page-locked
+/// memory costs milliseconds, so buffers are reused across computations).
+std::unique_ptr<class PinnedBuffer> acquire_staging();
+/// Returns a buffer of acquire_staging() to the pool (which keeps a bounded number).
+void release_staging(std::unique_ptr<PinnedBuffer> buffer);
+
 /// Device memory from the device's pool, freed in order on the device's stream. A Buffer in
 /// MemorySpace{device, d}: data() is a device pointer.
 class DeviceBuffer final : public Buffer {
 public:
-  /// Allocates `bytes` (ordered on the device's stream), charged to `budget`; OutOfMemory when the
-  /// budget or the device has no room.
-  DeviceBuffer(int device, std::size_t bytes, std::shared_ptr<MemoryBudget> budget);
+  /// Allocates `bytes`, ordered on `stream` (the device state's stream when null), charged to
+  /// `budget`; OutOfMemory when the budget or the device has no room. The free is ordered on the
+  /// same stream: whoever uses the buffer on another stream makes that stream wait for the use
+  /// (an event) before the buffer is dropped.
+  DeviceBuffer(int device, std::size_t bytes, std::shared_ptr<MemoryBudget> budget,
+               const Stream* stream = nullptr);
   ~DeviceBuffer() override;
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  /// The stream the allocation and the free are ordered on.
+  cudaStream_t stream() const { return stream_; }
 
 private:
   std::shared_ptr<MemoryBudget> budget_;
+  cudaStream_t stream_;
 };
 
 /// Page-locked host memory, so copies to and from devices run at full speed and asynchronously.

@@ -21,6 +21,11 @@ int usable_device_count();
 /// OutOfMemory on failure, after every other task has stopped and memory is released.
 std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan& plan, const ComputeOptions& options);
 
+/// Host memory that device copies read and write at full speed and asynchronously: page-locked
+/// when a CUDA device is usable, else ordinary host memory. from_host uses it for arrays of the
+/// Cuda backend (and of Auto when it resolves to CUDA).
+std::shared_ptr<Buffer> make_transfer_buffer(std::size_t bytes);
+
 /// A host copy of a buffer held in device memory, so that the CPU backend can read blocks that
 /// persist() left on a GPU.
 std::shared_ptr<Buffer> download(const Buffer& device_buffer);
