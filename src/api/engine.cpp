@@ -35,6 +35,7 @@ std::vector<std::shared_ptr<Buffer>> host_copies_of_device_inputs(plan::Plan& pl
 }
 
 std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, BackendKind backend, const ComputeOptions& options) {
+  validate(options);
   if (resolve_backend(backend) == BackendKind::cuda) return cuda::execute(plan, options);
   const auto host_copies = host_copies_of_device_inputs(plan);
   return cpu::execute(plan, options);

@@ -426,9 +426,7 @@ void run_graph(const TaskGraph& graph, TaskExecutor& executor, int num_workers,
 }
 
 int default_num_threads(const ComputeOptions& options) {
-  if (options.num_threads < 0)
-    throw ValueError("ComputeOptions::num_threads is " + std::to_string(options.num_threads) +
-                     "; expected 0 (all hardware threads) or a positive count");
+  validate(options);
   if (options.num_threads > 0)
     return options.num_threads;
   return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));

@@ -179,6 +179,10 @@ TEST_F(Errors, BadComputeOptions) {
   ComputeOptions o;
   o.num_threads = -2;
   expect_error<ValueError>([&] { (void)sample({4}).sum().item(o); }, {"num_threads", "-2"});
+  ComputeOptions streams;
+  streams.streams_per_device = -1;
+  expect_error<ValueError>([&] { (void)sample({4}).compute(streams); },
+                           {"streams_per_device", "-1"});
 }
 
 TEST_F(Errors, CudaWithoutADeviceSuggestsAuto) {

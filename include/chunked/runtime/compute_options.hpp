@@ -32,7 +32,7 @@ struct ComputeOptions {
   int num_threads = 0;
   /// CUDA devices to use; empty = all visible, one worker per GPU.
   std::vector<int> devices;
-  /// CUDA streams per device; 0 = the backend's choice.
+  /// CUDA streams per device; 0 = the backend's choice (4); at most 16 are used.
   int streams_per_device = 0;
   /// Bytes each device may hold; 0 = 80 % of the memory free when the computation starts.
   std::size_t device_memory_limit = 0;
@@ -42,5 +42,9 @@ struct ComputeOptions {
   /// Draw a one-line progress bar on stderr.
   bool progress_bar = false;
 };
+
+/// Throws ValueError naming the field when an option is out of range (a negative thread or
+/// stream count); every backend checks its options with it before running anything.
+void validate(const ComputeOptions& options);
 
 } // namespace chunked

@@ -254,8 +254,17 @@ std::string generate_source(const BlockProgram& p) {
                  kernel_reduce_final);
   fmt::format_to(out,
                  "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
-                 "const __grid_constant__ ProgramArgs a) {{ reduce_axes_kernel<P, Acc>(a); }}\n",
-                 kernel_reduce_axes);
+                 "const __grid_constant__ ProgramArgs a) {{ reduce_axes_kernel<P, Acc, 32>(a); }}\n",
+                 kernel_reduce_axes_wide);
+  fmt::format_to(out,
+                 "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
+                 "const __grid_constant__ ProgramArgs a) {{ reduce_axes_kernel<P, Acc, 1>(a); }}\n",
+                 kernel_reduce_axes_narrow);
+  fmt::format_to(out,
+                 "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
+                 "const __grid_constant__ ProgramArgs a, int segments) {{ "
+                 "reduce_axes_final_kernel<P, Acc>(a, segments); }}\n",
+                 kernel_reduce_axes_final);
   return s;
 }
 

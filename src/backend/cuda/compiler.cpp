@@ -283,15 +283,16 @@ std::atomic<long> launches_until_failure{-1};
 void fail_launch_after(long launches) { launches_until_failure.store(launches); }
 
 void launch(CUfunction function, unsigned grid, unsigned block, void** args, const Stream& stream,
-            const char* what) {
+            const char* what, unsigned grid_y) {
   // A negative count never reaches 0; at 0 the launch asks for more threads per block than any
   // device has, which the driver refuses as it refuses any bad launch.
   if (launches_until_failure.load(std::memory_order_relaxed) >= 0 &&
       launches_until_failure.fetch_sub(1) == 0)
     block = 1u << 20;
   check_driver(
-      driver().launch_kernel(function, grid, 1, 1, block, 1, 1, 0, stream.get(), args, nullptr),
-      "cuLaunchKernel", stream.device(), fmt::format("({}, grid {} x {})", what, grid, block));
+      driver().launch_kernel(function, grid, grid_y, 1, block, 1, 1, 0, stream.get(), args, nullptr),
+      "cuLaunchKernel", stream.device(),
+      fmt::format("({}, grid {} x {} of {} threads)", what, grid, grid_y, block));
 }
 
 } // namespace chunked::cuda

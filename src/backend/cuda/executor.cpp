@@ -63,6 +63,34 @@ unsigned grid_for(index_t n, index_t per_thread = 1) {
   return static_cast<unsigned>(std::clamp<index_t>(blocks, 1, max_grid));
 }
 
+/// The launch of a reduction along some axes (program.hpp's reduce_axes_kernel): 32 kept
+/// positions per CUDA block when the innermost axis is kept or few positions are reduced, else
+/// one; and segments that split the reduced positions until the grid holds about 2^18 threads,
+/// each folding at least 16 positions. Derived from the box alone, so results never depend on
+/// the GPU.
+struct AxesLaunch {
+  bool wide = true;
+  index_t blocks = 1;
+  index_t segments = 1;
+};
+
+AxesLaunch axes_launch(const BlockProgram& p, index_t kept, index_t reduced) {
+  constexpr index_t target_threads = index_t{1} << 18;
+  constexpr index_t min_per_lane = 16;
+  constexpr index_t max_segments = 65535; // CUDA's limit on gridDim.y
+  const index_t threads = kernel::block_threads_host;
+  AxesLaunch l;
+  const bool innermost_kept = p.ndim > 0 && ((p.sink.reduced_axes >> (p.ndim - 1)) & 1u) == 0;
+  l.wide = innermost_kept || reduced < 64;
+  const index_t kx = l.wide ? 32 : 1;
+  const index_t ry = threads / kx;
+  l.blocks = (kept + kx - 1) / kx;
+  const index_t wanted = (target_threads + l.blocks * threads - 1) / (l.blocks * threads);
+  const index_t most = std::max<index_t>(1, reduced / (ry * min_per_lane));
+  l.segments = std::clamp<index_t>(wanted, 1, std::min(most, max_segments));
+  return l;
+}
+
 /// Where a dense block goes in a host destination: the block's extents and the destination's
 /// index map.
 struct Scatter {
@@ -358,10 +386,13 @@ private:
     return m;
   }
 
-  void* scratch(DeviceSlot& d, int lane) {
+  /// The lane's scratch, at least `bytes` large. Kernels on the lane's stream use it one after
+  /// the other, so one buffer per stream serves them all; a larger one replaces it in order.
+  void* scratch(DeviceSlot& d, int lane,
+                std::size_t bytes = static_cast<std::size_t>(max_reduce_parts) * 3 * 8) {
     auto& buffer = d.scratch[static_cast<std::size_t>(lane)];
-    if (!buffer)
-      buffer = allocate(d, lane, static_cast<std::size_t>(max_reduce_parts) * 3 * 8);
+    if (!buffer || buffer->bytes() < bytes)
+      buffer = allocate(d, lane, bytes);
     return buffer->data();
   }
 
@@ -394,8 +425,21 @@ private:
       launch(m.function(kernel_reduce_final), 1, kernel::block_threads_host, final_params, s,
              "reduce pass 2");
     } else {
-      launch(m.function(kernel_reduce_axes), grid_for(args.kept), kernel::block_threads_host,
-             params, s, "axis reduce");
+      const AxesLaunch shape = axes_launch(p, args.kept, args.reduced);
+      int segments = static_cast<int>(shape.segments);
+      if (segments > 1)
+        args.scratch = scratch(d, lane,
+                               static_cast<std::size_t>(segments * args.kept) * 8u *
+                                   static_cast<std::size_t>(plan::partial_layout(
+                                       p.sink.op, p.result_dtype()).words));
+      launch(m.function(shape.wide ? kernel_reduce_axes_wide : kernel_reduce_axes_narrow),
+             static_cast<unsigned>(shape.blocks), kernel::block_threads_host, params, s,
+             "axis reduce", static_cast<unsigned>(segments));
+      if (segments > 1) {
+        void* final_params[] = {&args, &segments, nullptr};
+        launch(m.function(kernel_reduce_axes_final), grid_for(args.kept),
+               kernel::block_threads_host, final_params, s, "axis reduce segments");
+      }
     }
   }
 

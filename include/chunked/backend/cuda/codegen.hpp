@@ -11,11 +11,14 @@
 namespace chunked::cuda {
 
 /// Kernel entry points a generated module defines. Store programs define `store`; reduce
-/// programs define the other three.
+/// programs define the others: over every axis (pass 1 and 2), and along some axes with 32 kept
+/// positions per CUDA block (`_wide`) or one (`_narrow`), then the fold of the segments.
 inline constexpr const char* kernel_store = "chunked_store";
 inline constexpr const char* kernel_reduce_all = "chunked_reduce_all";
 inline constexpr const char* kernel_reduce_final = "chunked_reduce_final";
-inline constexpr const char* kernel_reduce_axes = "chunked_reduce_axes";
+inline constexpr const char* kernel_reduce_axes_wide = "chunked_reduce_axes_wide";
+inline constexpr const char* kernel_reduce_axes_narrow = "chunked_reduce_axes_narrow";
+inline constexpr const char* kernel_reduce_axes_final = "chunked_reduce_axes_final";
 
 /// CUDA C++ source of `program`'s kernels. It depends only on `program.structure_key()`: two
 /// programs with the same key get the same text, so one compiled module serves both. Throws

@@ -36,9 +36,10 @@ const Module& get_module(int device, const std::string& key, const std::string& 
 std::vector<char> compile_to_cubin(const std::string& key, const std::string& source,
                                    const std::string& arch);
 
-/// Launches `function` with `args` (kernel parameter pointers) on `stream`.
+/// Launches `function` on a grid of grid x grid_y blocks of `block` threads with `args` (kernel
+/// parameter pointers) on `stream`.
 void launch(CUfunction function, unsigned grid, unsigned block, void** args, const Stream& stream,
-            const char* what);
+            const char* what, unsigned grid_y = 1);
 
 /// Fault injection for tests: the launch `launches` launches from now (0: the next one) is made
 /// with an impossible block size, so the driver fails it the way it fails a bad kernel launch;

@@ -170,22 +170,68 @@ template <class Acc> CHUNKED_KD void reduce_final_kernel(const ProgramArgs& a, i
     total.store(static_cast<i64*>(a.out) + a.sink.base * Acc::words);
 }
 
-/// A reduction along some axes: one thread per kept position folds its reduced positions in
-/// C order and writes its own entry, so no two threads touch one entry.
-template <class P, class Acc> CHUNKED_KD void reduce_axes_kernel(const ProgramArgs& a) {
+/// A reduction along some axes. A CUDA block holds KX kept positions times RY = block_threads /
+/// KX lanes over the reduced positions: KX = 32 when neighbouring kept positions are neighbours
+/// in memory (a warp then reads 32 of them at once), KX = 1 when the reduced positions are (the
+/// lanes then read along them). gridDim.y segments multiply the lanes: lane l of the L =
+/// gridDim.y * RY lanes folds reduced positions l, l + L, l + 2L, ... in order; the RY lanes of
+/// a block fold in a fixed tree; with one segment the block writes the entry, else segment y
+/// writes its state to scratch[y][q] and reduce_axes_final_kernel folds the segments in order.
+/// The host picks KX and the segment count from the box alone, so every order is fixed.
+template <class P, class Acc, int KX>
+CHUNKED_KD void reduce_axes_kernel(const ProgramArgs& a) {
   constexpr int nd = P::nd > 0 ? P::nd : 1;
+  constexpr int RY = block_threads / KX;
   constexpr unsigned kept_mask = all_axes<P::nd>() & ~P::reduced;
   constexpr unsigned reduced_mask = all_axes<P::nd>() & P::reduced;
+  const int tx = static_cast<int>(threadIdx.x) % KX, ty = static_cast<int>(threadIdx.x) / KX;
+  const i64 q = static_cast<i64>(blockIdx.x) * KX + tx;
+  const i64 lanes = static_cast<i64>(gridDim.y) * RY;
+  const i64 lane = static_cast<i64>(blockIdx.y) * RY + ty;
+  i64 i[nd] = {}, step[nd] = {};
+  Acc acc = Acc::identity();
+  if (q < a.kept) {
+    unflatten<P::nd, kept_mask>(q, a.extent, i);
+    unflatten<P::nd, reduced_mask>(lane, a.extent, i);
+    unflatten<P::nd, reduced_mask>(lanes, a.extent, step);
+    for (i64 r = lane; r < a.reduced; r += lanes) {
+      acc.add(P::eval(a, i), P::index(a, i));
+      advance<P::nd, reduced_mask>(step, a.extent, i);
+    }
+  }
+  __shared__ Acc shared[block_threads];
+  shared[threadIdx.x] = acc;
+  __syncthreads();
+#pragma unroll
+  for (int s = RY / 2; s > 0; s >>= 1) {
+    if (ty < s) {
+      Acc left = shared[ty * KX + tx];
+      left.merge(shared[(ty + s) * KX + tx]);
+      shared[ty * KX + tx] = left;
+    }
+    __syncthreads();
+  }
+  if (ty != 0 || q >= a.kept)
+    return;
+  if (gridDim.y == 1)
+    shared[tx].store(static_cast<i64*>(a.out) + at<P::nd>(a.sink, i) * Acc::words);
+  else
+    shared[tx].store(static_cast<i64*>(a.scratch) + (blockIdx.y * a.kept + q) * Acc::words);
+}
+
+/// Folds the `segments` states of each kept position in segment order into its entry.
+template <class P, class Acc>
+CHUNKED_KD void reduce_axes_final_kernel(const ProgramArgs& a, int segments) {
+  constexpr int nd = P::nd > 0 ? P::nd : 1;
+  constexpr unsigned kept_mask = all_axes<P::nd>() & ~P::reduced;
+  const i64* scratch = static_cast<const i64*>(a.scratch);
   const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
   for (i64 q = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; q < a.kept; q += stride) {
-    i64 i[nd] = {}, one[nd] = {};
+    Acc acc = Acc::load(scratch + q * Acc::words);
+    for (int y = 1; y < segments; ++y)
+      acc.merge(Acc::load(scratch + (y * a.kept + q) * Acc::words));
+    i64 i[nd] = {};
     unflatten<P::nd, kept_mask>(q, a.extent, i);
-    unflatten<P::nd, reduced_mask>(1, a.extent, one);
-    Acc acc = Acc::identity();
-    for (i64 r = 0; r < a.reduced; ++r) {
-      acc.add(P::eval(a, i), P::index(a, i));
-      advance<P::nd, reduced_mask>(one, a.extent, i);
-    }
     acc.store(static_cast<i64*>(a.out) + at<P::nd>(a.sink, i) * Acc::words);
   }
 }
