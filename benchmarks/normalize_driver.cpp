@@ -5,9 +5,10 @@
 //   chunked-normalize-benchmark [--gib 1] [--chunk-mib 256] [--backend cpu|cuda|auto]
 //                               [--threads N] [--repeat 3] [--json FILE]
 //
-// Each run wraps the host array with from_host (a host-side copy, timed on its own) and then
-// computes (a / a.sum()).to_host(out): two passes over the data, the sum and the division. The
-// rate "per pass" is 2 x array bytes / time of that compute. B2 compares it with the pinned
+// Each run wraps the host array with from_host (a host-side copy, timed on its own; pinned memory
+// for the Cuda backend) and then computes (a / a.sum()).to_host(out), with `out` in pinned memory
+// when a GPU is usable: two passes over the data, the sum and the division. The rate "per pass"
+// is 2 x array bytes / time of that compute. B2 compares it with the pinned
 // host<->device copy rate; this file never includes a CUDA header, so the hardware rate is
 // measured by benchmarks/peers/normalize_cupy.py and set beside ours by
 // benchmarks/run_gpu_peers.py. What this driver measures itself is the library's own transfer
@@ -17,6 +18,7 @@
 // every run must give bitwise the same values there.
 #include "driver_util.hpp"
 
+#include <chunked/backend/cuda/runtime_api.hpp>
 #include <chunked/chunked.hpp>
 
 #include <fmt/format.h>
@@ -135,7 +137,11 @@ int main(int argc, char** argv) try {
   const std::int64_t n = c.rows(1, 1, "one element");
   const double bytes = static_cast<double>(n) * 8;
 
-  std::vector<double> a(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+  std::vector<double> a(static_cast<std::size_t>(n));
+  // The result goes to memory the GPU writes directly (page-locked when a GPU is usable), as the
+  // pinned CuPy loop of B2 does; with the CPU backend it is ordinary memory.
+  const auto out_buffer = cuda::make_transfer_buffer(static_cast<std::size_t>(n) * 8);
+  const std::span<double> out(static_cast<double*>(out_buffer->data()), static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i)
     a[static_cast<std::size_t>(i)] = bench::pattern_value(i);
 

@@ -3,6 +3,7 @@
 // Cuda, plus code generation checks that need only NVRTC (no device).
 #include <chunked/backend/cuda/codegen.hpp>
 #include <chunked/backend/cuda/compiler.hpp>
+#include <chunked/backend/cuda/runtime_api.hpp>
 #include <chunked/chunked.hpp>
 
 #include <gtest/gtest.h>
@@ -385,6 +386,24 @@ TEST(CudaBackend, LargeCopiesThroughStagingAndPinnedMemory) {
   // B2's shape: a / a.sum() back to host memory, equal to the Cpu backend within rounding.
   const auto cpu = from_host<Cpu>(std::span<const double>(data), Shape{rows, cols}, chunks);
   expect_close((cpu / cpu.sum()).compute(), (pinned / pinned.sum()).compute(), 1e-12);
+}
+
+TEST(CudaBackend, ResultsCopiedStraightIntoPinnedMemory) {
+  CHUNKED_REQUIRE_GPU();
+  Generator rng(13);
+  const auto x = rng.integers<std::int64_t, Cuda>(Shape{7, 300, 500}, Chunks{3, 128, 200}, -50, 50);
+  for (const auto& view : {x, x(slice(none, none, -2), slice(3, 250), slice(none, none, 3))}) {
+    const NDArray<std::int64_t> expected = view.to<Cpu>().compute();
+    const auto pinned = cuda::make_transfer_buffer(static_cast<std::size_t>(expected.size()) * 8);
+    const std::span<std::int64_t> out(static_cast<std::int64_t*>(pinned->data()),
+                                      static_cast<std::size_t>(expected.size()));
+    (view * 2).to_host(out);
+    index_t bad = 0;
+    for (index_t j = 0; j < expected.size(); ++j)
+      if (out[static_cast<std::size_t>(j)] != expected.data()[j] * 2 && bad++ < 5)
+        ADD_FAILURE() << "element " << j << ": " << out[static_cast<std::size_t>(j)];
+    EXPECT_EQ(bad, 0);
+  }
 }
 
 } // namespace

@@ -185,6 +185,8 @@ public:
     for (std::size_t t = 0; t < plan_.tasks.size(); ++t)
       for (plan::TaskId dep : plan_.deps[t])
         consumers_[dep].push_back(static_cast<plan::TaskId>(t));
+    for (const plan::Destination& dst : plan_.destinations)
+      pinned_destination_.push_back(is_pinned(dst.data));
   }
 
   /// After a failure: lets the work already queued finish before its buffers are freed, and
@@ -475,6 +477,11 @@ private:
     run_kernel(d, lane, program, inputs, block->data());
     Stream& s = *d.streams[static_cast<std::size_t>(lane)];
     auto* dst = static_cast<char*>(plan_.destinations[task.output.destination].data);
+    if (pinned_destination_[task.output.destination] &&
+        copy_to_pinned(d, s, scatter, block->data(), dst, esize)) {
+      temps.push_back(std::move(block));
+      return static_cast<std::uint64_t>(size) * esize;
+    }
     const index_t piece = static_cast<index_t>(staging_bytes / esize);
     for (index_t t0 = 0; t0 < size; t0 += piece) {
       const index_t t1 = std::min(size, t0 + piece);
@@ -499,6 +506,55 @@ private:
     }
     temps.push_back(std::move(block)); // freed on s, after the copies
     return static_cast<std::uint64_t>(size) * esize;
+  }
+
+  /// Copies a dense block straight into pinned (page-locked) host memory with 2-D copies, one
+  /// per index of the axes before the last two; false (nothing done) when the destination's rows
+  /// are not increasing and unit-stride, which the staging path handles.
+  static bool copy_to_pinned(DeviceSlot& d, Stream& s, const Scatter& scatter, const void* block,
+                             char* dst, std::size_t esize) {
+    const int nd = scatter.ndim;
+    const plan::AffineMap& m = scatter.target;
+    const index_t width = nd > 0 ? scatter.extent[nd - 1] : 1;
+    const index_t height = nd > 1 ? scatter.extent[nd - 2] : 1;
+    const index_t pitch = nd > 1 ? m.coef[nd - 2] : width;
+    if (nd > 0 && m.coef[nd - 1] != 1)
+      return false;
+    if (height > 1 && pitch < width)
+      return false;
+    for (int k = 0; k + 2 < nd; ++k)
+      if (m.coef[k] < 0)
+        return false;
+    index_t outer = 1;
+    for (int k = 0; k + 2 < nd; ++k)
+      outer *= scatter.extent[k];
+    index_t idx[plan::max_ndim] = {};
+    const auto* src = static_cast<const char*>(block);
+    for (index_t o = 0; o < outer; ++o) {
+      index_t rest = o;
+      for (int k = nd - 3; k >= 0; --k) {
+        idx[k] = rest % scatter.extent[k];
+        rest /= scatter.extent[k];
+      }
+      const std::size_t row_bytes = static_cast<std::size_t>(width) * esize;
+      CHUNKED_CUDA_TRY(
+          cudaMemcpy2DAsync(dst + m.at(idx, nd) * esize,
+                            static_cast<std::size_t>(height > 1 ? pitch : width) * esize,
+                            src + static_cast<std::size_t>(o * height) * row_bytes, row_bytes,
+                            row_bytes, static_cast<std::size_t>(height), cudaMemcpyDeviceToHost,
+                            s.get()),
+          d.id, fmt::format("(copy of {} x {} bytes to pinned host memory)", height, row_bytes));
+    }
+    return true;
+  }
+
+  static bool is_pinned(const void* host) {
+    cudaPointerAttributes attributes{};
+    if (cudaPointerGetAttributes(&attributes, host) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    return attributes.type == cudaMemoryTypeHost;
   }
 
   std::uint64_t run_gather(runtime::TaskId id, const plan::Task& task, DeviceSlot& d, int lane,
@@ -548,6 +604,8 @@ private:
   std::vector<std::unique_ptr<Event>> done_;
   std::vector<cudaStream_t> stream_of_;
   std::vector<std::vector<plan::TaskId>> consumers_;
+  /// Per destination: page-locked host memory, which copies reach without staging.
+  std::vector<char> pinned_destination_;
 };
 
 std::vector<int> select_devices(const ComputeOptions& options) {
