@@ -299,8 +299,13 @@ TEST(Scheduler, PriorityKeepsTreeReductionMemoryBounded) {
     RecordingExecutor ex(g);
     run_graph(g, ex, workers, threads_options());
     ex.expect_complete_run();
-    // Depth 12: a breadth-first order would hold thousands of partials.
-    EXPECT_LE(ex.max_live(), 14 * workers) << workers << " workers";
+    // Depth 12: a breadth-first order would hold thousands of partials. Lowest-first keeps about
+    // one path per worker live, plus the leaves of one batch: with several workers, tiny tasks
+    // are taken up to 32 at a time (a loaded machine makes a batch's leaves finish before the
+    // combine that frees them can start).
+    const int batch = workers > 1 ? 32 : 0;
+    EXPECT_LE(ex.max_live(), 14 * workers + batch)
+        << workers << " workers";
   }
 }
 

@@ -420,9 +420,19 @@ private:
     if (args.kept != p.sink.num_partials)
       init_partials(p.sink.op, p.result_dtype(), out, p.sink.num_partials, s);
     if (args.kept == 1) {
+      // Rows of at least 2048 elements (at most 1/8 of a row's threads idle at its end) and at
+      // least 256 of them: each CUDA block folds whole rows; else a grid-wide stride.
+      const index_t inner = p.ndim >= 2 ? p.extent[p.ndim - 1] : 0;
+      const index_t rows = inner > 0 ? size / inner : 0;
+      long long rows_per_part = 0;
       int parts = static_cast<int>(std::clamp<index_t>((size + 2047) / 2048, 1, max_reduce_parts));
+      if (inner >= 2048 && rows >= 256) {
+        rows_per_part = (rows + max_reduce_parts - 1) / max_reduce_parts;
+        parts = static_cast<int>((rows + rows_per_part - 1) / rows_per_part);
+      }
+      void* pass1_params[] = {&args, &rows_per_part, nullptr};
       launch(m.function(kernel_reduce_all), static_cast<unsigned>(parts),
-             kernel::block_threads_host, params, s, "reduce pass 1");
+             kernel::block_threads_host, pass1_params, s, "reduce pass 1");
       void* final_params[] = {&args, &parts, nullptr};
       launch(m.function(kernel_reduce_final), 1, kernel::block_threads_host, final_params, s,
              "reduce pass 2");

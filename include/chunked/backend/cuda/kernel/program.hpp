@@ -141,13 +141,44 @@ template <class Acc> CHUNKED_KD Acc block_fold(Acc acc) {
 }
 
 /// Pass 1 of a reduction over every axis: each CUDA block's state goes to scratch[blockIdx.x].
-template <class P, class Acc> CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a) {
+/// With rows_per_part > 0 (the host asks for it when rows along the last axis are long), block b
+/// folds rows [b * rows_per_part, (b + 1) * rows_per_part) and its threads walk along each row,
+/// so that a leaf's index advances by one addition per element, as in a hand-written kernel;
+/// else the threads walk all positions with a grid-wide stride. Either way the host derives the
+/// partition from the box alone.
+template <class P, class Acc>
+CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
   constexpr int nd = P::nd > 0 ? P::nd : 1;
   constexpr unsigned mask = all_axes<P::nd>();
   Acc acc = Acc::identity();
+  i64 i[nd] = {};
+  if constexpr (P::nd >= 2) {
+    if (rows_per_part > 0) {
+      constexpr int last = P::nd - 1;
+      constexpr unsigned outer = mask & ~(1u << last);
+      const i64 inner = a.extent[last];
+      const i64 rows = a.size / inner;
+      const i64 r0 = static_cast<i64>(blockIdx.x) * rows_per_part;
+      const i64 r1 = r0 + rows_per_part < rows ? r0 + rows_per_part : rows;
+      i64 next[nd] = {};
+      unflatten<P::nd, outer>(r0, a.extent, i);
+      unflatten<P::nd, outer>(1, a.extent, next);
+      for (i64 r = r0; r < r1; ++r) {
+        for (i64 c = threadIdx.x; c < inner; c += block_threads) {
+          i[last] = c;
+          acc.add(P::eval(a, i), P::index(a, i));
+        }
+        advance<P::nd, outer>(next, a.extent, i);
+      }
+      const Acc total = block_fold(acc);
+      if (threadIdx.x == 0)
+        total.store(static_cast<i64*>(a.scratch) + blockIdx.x * Acc::words);
+      return;
+    }
+  }
   const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
   const i64 t0 = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
-  i64 i[nd] = {}, step[nd] = {};
+  i64 step[nd] = {};
   unflatten<P::nd, mask>(t0, a.extent, i);
   unflatten<P::nd, mask>(stride, a.extent, step);
   for (i64 t = t0; t < a.size; t += stride) {
