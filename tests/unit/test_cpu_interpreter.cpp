@@ -1138,6 +1138,53 @@ TEST(CpuInterpreter, KeptAxisReductionsEqualTheElementFoldBitForBit) {
       }
 }
 
+TEST(CpuInterpreter, KeptAxisSumsOfAnArithmeticResultEqualTheElementFoldBitForBit) {
+  // sum/mean(Axes{0}) of a op b (+, -, *, /) with x's three leaves: the last instruction folds
+  // straight into the sum rows, and must give each entry the fold of its rounded values in row
+  // order, as a separate instruction and sum would. One operand is itself an instruction.
+  std::mt19937_64 rng(29);
+  const OpCode ops[] = {OpCode::add, OpCode::sub, OpCode::mul, OpCode::div};
+  const std::vector<std::pair<index_t, index_t>> shapes = {
+      {1, 1}, {1, 2049}, {2049, 2}, {3, 700}, {7, 2047}, {300, 13}};
+  for (ReduceOp sink : {ReduceOp::sum, ReduceOp::mean})
+    for (OpCode op : ops)
+      for (const auto& [rows, cols] : shapes)
+        for (bool specials : {false, true}) {
+          const std::vector<double> a = awkward_values(rows * cols, rng, specials);
+          const std::vector<double> b = awkward_values(rows * cols, rng, specials);
+          const std::vector<double> c = awkward_values(cols, rng, specials);
+          BlockProgram p = box_program({rows, cols});
+          p.leaves = {stored_leaf(DType::float64, 0, amap(0, {cols, 1})),
+                      stored_leaf(DType::float64, 1, amap(0, {cols, 1})),
+                      stored_leaf(DType::float64, 2, amap(0, {0, 1}))}; // c broadcast over rows
+          p.instrs = {{OpCode::mul, DType::float64, {0, 1, -1}}, {op, DType::float64, {3, 2, -1}}};
+          p.sink.kind = Sink::Kind::reduce;
+          p.sink.op = sink;
+          p.sink.reduced_axes = 1;
+          p.sink.map = amap(0, {0, 1});
+          p.sink.num_partials = cols;
+          std::vector<PartialWord> got(static_cast<std::size_t>(cols));
+          std::vector<PartialWord> want(got.size());
+          const void* in[] = {a.data(), b.data(), c.data()};
+          run_program(p, in, got.data());
+          cpu::init_partials(sink, DType::float64, want.data(), cols);
+          for (index_t r = 0; r < rows; ++r)
+            for (index_t k = 0; k < cols; ++k) {
+              const auto j = static_cast<std::size_t>(r * cols + k);
+              const double ab = a[j] * b[j], ck = c[static_cast<std::size_t>(k)];
+              const double v = op == OpCode::add   ? ab + ck
+                               : op == OpCode::sub ? ab - ck
+                               : op == OpCode::mul ? ab * ck
+                                                   : ab / ck;
+              want[static_cast<std::size_t>(k)].f += v;
+            }
+          for (std::size_t k = 0; k < got.size(); ++k)
+            ASSERT_TRUE(same_bits_or_nan(got[k].f, want[k].f))
+                << opcode_name(op) << " " << rows << "x" << cols << " entry " << k << ": "
+                << got[k].f << " vs " << want[k].f;
+        }
+}
+
 TEST(CpuInterpreter, MinMaxOverAllAxesKeepTheFirstNanAndTheLastOfEqualZeros) {
   // The lane-parallel extreme must give what the scalar fold gives: the first NaN's bits, and
   // among zeros of both signs the sign of the last one in box order.

@@ -168,23 +168,28 @@ InstrKernel select_kernel(OpCode op, DType t, std::index_sequence<I...>) {
 
 constexpr std::size_t num_opcodes = static_cast<std::size_t>(OpCode::where) + 1;
 
+/// The index of add, sub, mul and div in the wide loop tables (InterpreterKernels); -1 for other
+/// opcodes.
+int arithmetic_index(OpCode op) {
+  switch (op) {
+  case OpCode::add:
+    return 0;
+  case OpCode::sub:
+    return 1;
+  case OpCode::mul:
+    return 2;
+  case OpCode::div:
+    return 3;
+  default:
+    return -1;
+  }
+}
+
 InstrKernel select_kernel(OpCode op, DType operand, DType result,
                           const detail::InterpreterKernels* wide) {
-  if (wide && (operand == DType::float64 || operand == DType::float32)) {
-    const auto& k = operand == DType::float64 ? wide->binary_f64 : wide->binary_f32;
-    switch (op) {
-    case OpCode::add:
-      return k[0];
-    case OpCode::sub:
-      return k[1];
-    case OpCode::mul:
-      return k[2];
-    case OpCode::div:
-      return k[3];
-    default:
-      break;
-    }
-  }
+  if (const int a = arithmetic_index(op);
+      wide && a >= 0 && (operand == DType::float64 || operand == DType::float32))
+    return (operand == DType::float64 ? wide->binary_f64 : wide->binary_f32)[a];
   if (op == OpCode::cast) {
     return visit_dtype(result, [&](auto to) {
       return visit_dtype(operand, [](auto from) -> InstrKernel {
@@ -750,6 +755,20 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
               (p.sink.op == plan::ReduceOp::sum || p.sink.op == plan::ReduceOp::mean)
           ? wide->sum_row_f64
           : nullptr;
+  // A float64 add, sub, mul or div giving the result of such a sum folds straight into its rows.
+  detail::InterpreterKernels::SumBinaryRow sum_binary_row = nullptr;
+  int sum_operands[2] = {0, 0};
+  if (sum_row && result >= nl && !instr_steps.empty() && instr_steps.back().value == result) {
+    const Instr& last = p.instrs[static_cast<std::size_t>(result - nl)];
+    const int a = arithmetic_index(last.op);
+    if (a >= 0 && p.value_dtype(last.args[0]) == DType::float64 &&
+        p.value_dtype(last.args[1]) == DType::float64) {
+      sum_binary_row = wide->sum_binary_row_f64[a];
+      sum_operands[0] = last.args[0];
+      sum_operands[1] = last.args[1];
+      instr_steps.pop_back();
+    }
+  }
   auto* const wide_moments =
       wide && result_dtype == DType::float64 ? wide->moments_row_f64 : nullptr;
   // Entries far apart would make the columns larger than the work: fold in place then.
@@ -815,6 +834,12 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
             return;
           moment_rows(static_cast<const std::byte*>(values) + static_cast<std::size_t>(j) * elem,
                       len, {columns.count + at, columns.mean + at, columns.m2 + at});
+        });
+      } else if (sum_binary_row) {
+        const auto* a = static_cast<const double*>(where[sum_operands[0]]);
+        const auto* b = static_cast<const double*>(where[sum_operands[1]]);
+        runs.each(sink_map, [&](index_t j, index_t offset, index_t, index_t len) {
+          sum_binary_row(a + j, b + j, len, &partials[offset].f);
         });
       } else if (sum_row) {
         runs.each(sink_map, [&](index_t j, index_t offset, index_t, index_t len) {

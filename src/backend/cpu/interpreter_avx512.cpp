@@ -31,6 +31,23 @@ void sum_row(const double* __restrict x, index_t n, double* __restrict f) {
     f[k] += x[k];
 }
 
+template <int Op>
+void sum_binary_row(const double* __restrict a, const double* __restrict b, index_t n,
+                    double* __restrict f) {
+  for (index_t k = 0; k < n; ++k) {
+    double v;
+    if constexpr (Op == 0)
+      v = a[k] + b[k];
+    else if constexpr (Op == 1)
+      v = a[k] - b[k];
+    else if constexpr (Op == 2)
+      v = a[k] * b[k];
+    else
+      v = a[k] / b[k];
+    f[k] += v;
+  }
+}
+
 bool moments_row(const double* __restrict x, index_t n, double* __restrict c, double* __restrict m,
                  double* __restrict q) {
   if (n == 0)
@@ -67,6 +84,7 @@ const InterpreterKernels table{
     {&binary<double, 0>, &binary<double, 1>, &binary<double, 2>, &binary<double, 3>},
     {&binary<float, 0>, &binary<float, 1>, &binary<float, 2>, &binary<float, 3>},
     &sum_row,
+    {&sum_binary_row<0>, &sum_binary_row<1>, &sum_binary_row<2>, &sum_binary_row<3>},
     &moments_row};
 
 } // namespace

@@ -17,6 +17,11 @@ struct InterpreterKernels {
   Binary binary_f32[4];
   /// f[k] += x[k]: kept-axis sum and mean rows of float64 values.
   void (*sum_row_f64)(const double* x, index_t n, double* f);
+  /// f[k] += a[k] op b[k] for add, sub, mul, div: the program's last instruction folded straight
+  /// into kept-axis sum rows (two roundings, as the separate loops do), so its values never go
+  /// through a tile buffer.
+  using SumBinaryRow = void (*)(const double* a, const double* b, index_t n, double* f);
+  SumBinaryRow sum_binary_row_f64[4];
   /// cpu::moments_row<double> on columns (count, mean, m2); false, touching nothing, for the rows
   /// it leaves to the baseline loop (entries with unequal counts, values or states not finite).
   bool (*moments_row_f64)(const double* x, index_t n, double* count, double* mean, double* m2);
