@@ -20,8 +20,11 @@ namespace {
 /// speed and at a few hundred MB/s.
 constexpr std::size_t huge_page = std::size_t{2} << 20;
 constexpr std::size_t huge_from = 2 * huge_page;
+} // namespace
 
-void* allocate_aligned(std::size_t bytes) {
+namespace detail {
+
+void* allocate_host(std::size_t bytes) {
   const std::size_t align = bytes >= huge_from ? huge_page : 64;
   const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + align - 1) / align * align;
   void* p = std::aligned_alloc(align, rounded);
@@ -33,12 +36,15 @@ void* allocate_aligned(std::size_t bytes) {
 #endif
   return p;
 }
-} // namespace
+
+void free_host(void* p) noexcept { std::free(p); }
+
+} // namespace detail
 
 HostBuffer::HostBuffer(std::size_t bytes)
-    : Buffer(allocate_aligned(bytes), bytes, MemorySpace{}) {}
+    : Buffer(detail::allocate_host(bytes), bytes, MemorySpace{}) {}
 
-HostBuffer::~HostBuffer() { std::free(data()); }
+HostBuffer::~HostBuffer() { detail::free_host(data()); }
 
 std::shared_ptr<Buffer> make_host_buffer(std::size_t bytes) {
   return std::make_shared<HostBuffer>(bytes);

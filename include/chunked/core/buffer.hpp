@@ -45,4 +45,12 @@ class HostBuffer final : public Buffer {
 /// Allocates host memory, throwing chunked::OutOfMemory naming the size when it fails.
 std::shared_ptr<Buffer> make_host_buffer(std::size_t bytes);
 
+namespace detail {
+/// The host memory behind HostBuffer and NDArray: 64-byte aligned; from 4 MiB on, 2 MiB aligned
+/// and offered to the kernel for transparent huge pages, so that first touches fault 512 times
+/// less often. OutOfMemory naming the size when it fails. Release with free_host.
+void* allocate_host(std::size_t bytes);
+void free_host(void* p) noexcept;
+} // namespace detail
+
 } // namespace chunked

@@ -2,6 +2,7 @@
 // NDArray<T>: a dense host array in C order, the result of compute().
 #pragma once
 
+#include <chunked/core/buffer.hpp>
 #include <chunked/core/error.hpp>
 #include <chunked/core/shape.hpp>
 
@@ -26,7 +27,9 @@ class NDArray {
   /// Uninitialised storage for `shape` (values are zero-initialised).
   explicit NDArray(Shape shape)
       : shape_(std::move(shape)), size_(shape_.size()),
-        data_(std::make_unique<T[]>(static_cast<std::size_t>(size_))) {}
+        data_(static_cast<T*>(detail::allocate_host(bytes_of(size_)))) {
+    std::memset(data_.get(), 0, bytes_of(size_)); // all-zero bits are 0 for every element type
+  }
   NDArray(Shape shape, std::span<const T> values) : NDArray(std::move(shape)) {
     if (static_cast<index_t>(values.size()) != size_)
       throw ShapeError("NDArray: " + std::to_string(values.size()) +
@@ -93,7 +96,11 @@ class NDArray {
 
   Shape shape_;
   index_t size_ = 0;
-  std::unique_ptr<T[]> data_;
+  static std::size_t bytes_of(index_t n) { return static_cast<std::size_t>(n) * sizeof(T); }
+  struct Free {
+    void operator()(T* p) const noexcept { detail::free_host(p); }
+  };
+  std::unique_ptr<T[], Free> data_;
 };
 
 } // namespace chunked
