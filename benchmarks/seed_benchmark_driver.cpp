@@ -35,6 +35,7 @@ struct Config : bench::CommonOptions {
   Extent2 chunks{10000, 10000};
   bool progress = false;
   std::uint64_t seed = 42;
+  int streams = 0;
 
   Config() : CommonOptions(2) {}
 };
@@ -54,11 +55,13 @@ constexpr Published published[] = {
 
 constexpr const char* usage_text =
     "usage: chunked-seed-benchmark [--shape RxC] [--chunks RxC] [--backend cpu|cuda|auto]\n"
-    "                              [--threads N] [--repeat R] [--json FILE] [--progress]\n"
+    "                              [--threads N] [--streams S] [--repeat R] [--json FILE]\n"
+    "                              [--progress]\n"
     "  --shape    array shape (default 20000x40000; the published workload is 500000x500000)\n"
     "  --chunks   chunk shape (default 10000x10000)\n"
     "  --backend  where to compute (default auto: CUDA when a device is usable, else the CPU)\n"
     "  --threads  CPU worker threads (default 0: all hardware threads)\n"
+    "  --streams  CUDA streams per GPU (default 0: the backend's choice)\n"
     "  --repeat   warm runs after the first (default 2)\n"
     "  --json     also write the results to FILE as JSON\n"
     "  --progress draw a progress bar on stderr\n";
@@ -90,6 +93,8 @@ bool parse_args(int argc, char** argv, Config& c) {
           c.chunks = parse_extent(arg, value);
         else if (arg == "--seed")
           c.seed = static_cast<std::uint64_t>(bench::parse_int(arg, value, 0));
+        else if (arg == "--streams")
+          c.streams = static_cast<int>(bench::parse_int(arg, value, 0));
         else
           return false;
         return true;
@@ -158,6 +163,7 @@ int main(int argc, char** argv) try {
 
   ComputeOptions options;
   options.num_threads = c.threads;
+  options.streams_per_device = c.streams;
   options.progress_bar = c.progress;
   const bench::Machine machine(c.backend);
   const bool gpu = machine.gpu;
@@ -210,7 +216,7 @@ int main(int argc, char** argv) try {
         c.json,
         machine.json_header("seed") +
             fmt::format(
-                R"(  "config": {{"shape": [{}, {}], "chunks": [{}, {}], "num_chunks": {}, "backend": "{}", "threads": {}, "workers": {}, "repeat": {}, "seed": {}}},
+                R"(  "config": {{"shape": [{}, {}], "chunks": [{}, {}], "num_chunks": {}, "backend": "{}", "threads": {}, "streams": {}, "workers": {}, "repeat": {}, "seed": {}}},
   "result": {{"sum": {:.17g}, "expected": {:.17g}, "tolerance": {:.6g}, "ok": {}}},
   "time_s": {{"first": {:.6g}, "warm": {}, "median_warm": {:.6g}}},
   "kept_elements_per_s": {:.6g},
@@ -223,7 +229,7 @@ int main(int argc, char** argv) try {
 }}
 )",
                 c.shape.rows, c.shape.cols, c.chunks.rows, c.chunks.cols, chunks, c.backend,
-                c.threads, workers, c.repeat, c.seed, t.result, expected, tolerance,
+                c.threads, c.streams, workers, c.repeat, c.seed, t.result, expected, tolerance,
                 ok ? "true" : "false", t.first, bench::json_list(t.warm), med, kept / med,
                 total / med, per_chunk, per_chunk_worker, estimate, refs));
   }
