@@ -234,21 +234,36 @@ CUfunction Module::function(const char* name) const {
   return f;
 }
 
+namespace {
+/// The image of one source for one architecture, made once: the first caller compiles it (or
+/// reads it from disk) while callers for other sources go on in parallel, and callers for the
+/// same source wait for it.
+struct ImageEntry {
+  std::once_flag once;
+  Image image;
+};
+} // namespace
+
 const Module& get_module(int device, const std::string& key, const std::string& source) {
   static std::mutex mutex;
-  static std::map<std::string, Image> images;                                    // by arch + source
+  static std::map<std::string, std::shared_ptr<ImageEntry>> images;              // by arch + source
   static std::map<std::pair<int, std::string>, std::unique_ptr<Module>> modules; // by device
 
   DeviceState& state = device_state(device);
   const std::string arch = fmt::format("sm_{}{}", state.cc_major, state.cc_minor);
   const std::string image_key = arch + "\n" + source;
-  // One lock around compilation too: two workers asking for the same new kernel compile it once.
-  std::lock_guard lock(mutex);
-  if (auto it = modules.find({device, image_key}); it != modules.end())
-    return *it->second;
-
-  auto image_it = images.find(image_key);
-  if (image_it == images.end()) {
+  std::shared_ptr<ImageEntry> entry;
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = modules.find({device, image_key}); it != modules.end())
+      return *it->second;
+    auto& slot = images[image_key];
+    if (!slot)
+      slot = std::make_shared<ImageEntry>();
+    entry = slot;
+  }
+  // A compile that throws leaves the flag unset, so a later call tries again.
+  std::call_once(entry->once, [&] {
     const std::string version = nvrtc_version();
     const std::uint64_t h1 =
         fnv1a(headers_fingerprint(), fnv1a(image_key + version, 0xcbf29ce484222325ull));
@@ -264,12 +279,15 @@ const Module& get_module(int device, const std::string& key, const std::string& 
       if (!path.empty())
         write_file(path, image);
     }
-    image_it = images.emplace(image_key, std::move(image)).first;
-  }
+    entry->image = std::move(image);
+  });
+  std::lock_guard lock(mutex);
+  if (auto it = modules.find({device, image_key}); it != modules.end())
+    return *it->second;
   DeviceGuard guard(device);
   CHUNKED_CUDA_TRY(cudaFree(nullptr), device, "(making the primary context current)");
   CUmodule module = nullptr;
-  check_driver(driver().module_load_data(&module, image_it->second.data.data()), "cuModuleLoadData",
+  check_driver(driver().module_load_data(&module, entry->image.data.data()), "cuModuleLoadData",
                device, key);
   auto& slot = modules[{device, image_key}];
   slot = std::make_unique<Module>(module, device);

@@ -13,10 +13,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace chunked::cuda {
 
@@ -635,11 +639,67 @@ std::vector<int> select_devices(const ComputeOptions& options) {
   return devices;
 }
 
+/// Compiles the plan's distinct programs for every device before any task runs, on several
+/// threads: NVRTC compiles one program on one thread, so a first run of a plan with several
+/// programs then waits for its slowest compile rather than for their sum. Programs met later
+/// (none, unless two blocks of a stage differ in structure) compile when first launched.
+void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices) {
+  std::vector<std::pair<std::string, std::string>> jobs; // structure key, source
+  std::unordered_set<std::string> seen;
+  auto add = [&](const BlockProgram& p) {
+    std::string key = p.structure_key();
+    if (seen.insert(key).second)
+      jobs.emplace_back(std::move(key), generate_source(p));
+  };
+  std::vector<char> stage_seen(plan.stages.size(), 0);
+  BlockProgram program;
+  for (std::size_t t = 0; t < plan.tasks.size(); ++t) {
+    const plan::Task& task = plan.tasks[t];
+    if (task.kind == TaskKind::program && !stage_seen[task.index]) {
+      stage_seen[task.index] = 1;
+      plan.instantiate(static_cast<plan::TaskId>(t), program);
+      add(program);
+    } else if (task.kind == TaskKind::gather) {
+      for (const auto& piece : plan.gathers[task.index])
+        add(piece.program);
+    }
+  }
+  if (jobs.size() < 2)
+    return; // nothing to overlap: the first launch compiles it
+  const std::size_t total = jobs.size() * devices.size();
+  const std::size_t threads =
+      std::min<std::size_t>(total, std::max(1u, std::thread::hardware_concurrency()));
+  std::atomic<std::size_t> next{0};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < total;) {
+      const auto& [key, source] = jobs[i / devices.size()];
+      try {
+        get_module(devices[i % devices.size()], key, source);
+      } catch (...) {
+        std::lock_guard lock(error_mutex);
+        if (!error)
+          error = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t k = 1; k < threads; ++k)
+    pool.emplace_back(work);
+  work();
+  for (std::thread& thread : pool)
+    thread.join();
+  if (error)
+    std::rethrow_exception(error);
+}
+
 } // namespace
 
 std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan& plan,
                                              const ComputeOptions& options) {
   const std::vector<int> devices = select_devices(options);
+  prepare_modules(plan, devices);
   CudaExecutor exec(plan, devices, options);
   runtime::TaskGraph graph;
   graph.reserve(plan.tasks.size(), 0);
