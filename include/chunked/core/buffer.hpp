@@ -48,9 +48,11 @@ std::shared_ptr<Buffer> make_host_buffer(std::size_t bytes);
 namespace detail {
 /// The host memory behind HostBuffer and NDArray: 64-byte aligned; from 4 MiB on, 2 MiB aligned
 /// and offered to the kernel for transparent huge pages, so that first touches fault 512 times
-/// less often. OutOfMemory naming the size when it fails. Release with free_host.
+/// less often, and freed blocks of that size are kept (up to 1/16 of physical memory, 4 GiB at
+/// most) for the next allocation of the same size. OutOfMemory naming the size when it fails.
 void* allocate_host(std::size_t bytes);
-void free_host(void* p) noexcept;
+/// Releases memory of allocate_host(bytes), with the same `bytes`.
+void free_host(void* p, std::size_t bytes) noexcept;
 } // namespace detail
 
 } // namespace chunked

@@ -27,7 +27,7 @@ class NDArray {
   /// Uninitialised storage for `shape` (values are zero-initialised).
   explicit NDArray(Shape shape)
       : shape_(std::move(shape)), size_(shape_.size()),
-        data_(static_cast<T*>(detail::allocate_host(bytes_of(size_)))) {
+        data_(static_cast<T*>(detail::allocate_host(bytes_of(size_))), Free{bytes_of(size_)}) {
     std::memset(data_.get(), 0, bytes_of(size_)); // all-zero bits are 0 for every element type
   }
   NDArray(Shape shape, std::span<const T> values) : NDArray(std::move(shape)) {
@@ -98,7 +98,8 @@ class NDArray {
   index_t size_ = 0;
   static std::size_t bytes_of(index_t n) { return static_cast<std::size_t>(n) * sizeof(T); }
   struct Free {
-    void operator()(T* p) const noexcept { detail::free_host(p); }
+    std::size_t bytes = 0;
+    void operator()(T* p) const noexcept { detail::free_host(p, bytes); }
   };
   std::unique_ptr<T[], Free> data_;
 };
