@@ -828,12 +828,18 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
       if (moment_rows) {
         const std::size_t elem = dtype_size(result_dtype);
         runs.each(sink_map, [&](index_t j, index_t offset, index_t, index_t len) {
-          const index_t at = offset - moment_lo;
-          if (wide_moments && wide_moments(static_cast<const double*>(values) + j, len,
-                                           columns.count + at, columns.mean + at, columns.m2 + at))
-            return;
-          moment_rows(static_cast<const std::byte*>(values) + static_cast<std::size_t>(j) * elem,
-                      len, {columns.count + at, columns.mean + at, columns.m2 + at});
+          index_t at = offset - moment_lo;
+          if (wide_moments) {
+            const index_t done = wide_moments(static_cast<const double*>(values) + j, len,
+                                              columns.count + at, columns.mean + at,
+                                              columns.m2 + at);
+            j += done;
+            at += done;
+            len -= done;
+          }
+          if (len > 0)
+            moment_rows(static_cast<const std::byte*>(values) + static_cast<std::size_t>(j) * elem,
+                        len, {columns.count + at, columns.mean + at, columns.m2 + at});
         });
       } else if (sum_binary_row) {
         const auto* a = static_cast<const double*>(where[sum_operands[0]]);

@@ -48,36 +48,43 @@ void sum_binary_row(const double* __restrict a, const double* __restrict b, inde
   }
 }
 
-bool moments_row(const double* __restrict x, index_t n, double* __restrict c, double* __restrict m,
-                 double* __restrict q) {
+index_t moments_row(const double* __restrict x, index_t n, double* __restrict c,
+                    double* __restrict m, double* __restrict q) {
   if (n == 0)
-    return true;
+    return 0;
+  // Blocks small enough that the check and the update of one read the same cache lines.
+  constexpr index_t block = 64;
   const double na = c[0];
-  long long odd = 0;
-  for (index_t k = 0; k < n; ++k) {
-    const double v = x[k];
-    const double t = (v - v) + (m[k] - m[k]) + (q[k] - q[k]);
-    odd |= static_cast<long long>(c[k] != na) | static_cast<long long>(t != t);
-  }
-  if (odd != 0)
-    return false;
-  if (na == 0) {
-    for (index_t k = 0; k < n; ++k) {
-      c[k] = 1.0;
-      m[k] = x[k];
-      q[k] = 0.0;
-    }
-    return true;
-  }
   const double nb = 1.0, total = na + nb;
   const double mean_ratio = nb / total, m2_ratio = na * nb / total;
-  for (index_t k = 0; k < n; ++k) {
-    const double delta = x[k] - m[k];
-    m[k] += delta * mean_ratio;
-    q[k] += 0.0 + delta * delta * m2_ratio;
-    c[k] = total;
+  for (index_t done = 0; done < n; done += block) {
+    const index_t len = n - done < block ? n - done : block;
+    const double* xs = x + done;
+    double *cs = c + done, *ms = m + done, *qs = q + done;
+    long long odd = 0;
+    for (index_t k = 0; k < len; ++k) {
+      const double v = xs[k];
+      const double t = (v - v) + (ms[k] - ms[k]) + (qs[k] - qs[k]);
+      odd |= static_cast<long long>(cs[k] != na) | static_cast<long long>(t != t);
+    }
+    if (odd != 0)
+      return done;
+    if (na == 0) {
+      for (index_t k = 0; k < len; ++k) {
+        cs[k] = 1.0;
+        ms[k] = xs[k];
+        qs[k] = 0.0;
+      }
+      continue;
+    }
+    for (index_t k = 0; k < len; ++k) {
+      const double delta = xs[k] - ms[k];
+      ms[k] += delta * mean_ratio;
+      qs[k] += 0.0 + delta * delta * m2_ratio;
+      cs[k] = total;
+    }
   }
-  return true;
+  return n;
 }
 
 const InterpreterKernels table{

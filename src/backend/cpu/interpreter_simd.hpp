@@ -22,9 +22,10 @@ struct InterpreterKernels {
   /// through a tile buffer.
   using SumBinaryRow = void (*)(const double* a, const double* b, index_t n, double* f);
   SumBinaryRow sum_binary_row_f64[4];
-  /// cpu::moments_row<double> on columns (count, mean, m2); false, touching nothing, for the rows
-  /// it leaves to the baseline loop (entries with unequal counts, values or states not finite).
-  bool (*moments_row_f64)(const double* x, index_t n, double* count, double* mean, double* m2);
+  /// cpu::moments_row<double> on columns (count, mean, m2) for a leading part of the row: returns
+  /// how many entries it folded, stopping before a block that holds an entry whose count differs
+  /// from the first's or whose value or state is not finite; the baseline loop folds the rest.
+  index_t (*moments_row_f64)(const double* x, index_t n, double* count, double* mean, double* m2);
 };
 
 /// The AVX-512 loops, or nullptr when this build has none.
