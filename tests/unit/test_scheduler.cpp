@@ -345,6 +345,12 @@ TEST(Scheduler, SingleThreadedRunsOnCallerWithPinnedIndex) {
 }
 
 TEST(Scheduler, ErrorStopsRunsReleasesAndPropagates) {
+  // The first exception of a process loads the unwinding tables, which can take milliseconds
+  // (more under sanitizers); thrown once here, that cost stays out of the window measured below.
+  try {
+    throw BackendError("warm-up");
+  } catch (const BackendError&) {
+  }
   for (int workers : {1, 2, 8}) {
     for (const ComputeOptions& o : {threads_options(), inline_options()}) {
       const TaskGraph g = random_dag(5000, 5, 0, 16);
@@ -366,11 +372,13 @@ TEST(Scheduler, ErrorStopsRunsReleasesAndPropagates) {
         after += ex.start(t) > ex.start(300) ? 1 : 0;
       }
       // One worker stops at once; with several, only tasks taken while the exception unwound
-      // (about one per other worker) may start after the failing one.
+      // may start after the failing one: about one per other worker, but a loaded machine can
+      // stall the failing thread for a few of the other workers' 100 us tasks. Without the stop,
+      // thousands would.
       if (workers == 1 || o.scheduler == Scheduler::single_threaded)
         EXPECT_EQ(after, 0u);
       else
-        EXPECT_LE(after, 2u * static_cast<std::size_t>(workers)) << workers << " workers";
+        EXPECT_LE(after, 16u * static_cast<std::size_t>(workers)) << workers << " workers";
       EXPECT_LT(ran, g.size() / 2);
 
       // The same objects work again.
