@@ -586,8 +586,11 @@ const InterpreterKernels* interpreter_kernels() noexcept {
     if (isa && std::strcmp(isa, "scalar") == 0)
       return nullptr;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    if (__builtin_cpu_supports("avx512f"))
+    const bool avx2_only = isa && std::strcmp(isa, "avx2") == 0;
+    if (!avx2_only && __builtin_cpu_supports("avx512f") && avx512_interpreter_kernels())
       return avx512_interpreter_kernels();
+    if (__builtin_cpu_supports("avx2"))
+      return avx2_interpreter_kernels();
 #endif
     return nullptr;
   }();

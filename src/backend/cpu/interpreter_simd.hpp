@@ -28,11 +28,13 @@ struct InterpreterKernels {
   index_t (*moments_row_f64)(const double* x, index_t n, double* count, double* mean, double* m2);
 };
 
-/// The AVX-512 loops, or nullptr when this build has none.
+/// The AVX-512 and AVX2 loops (one source, interpreter_loops.inc), or nullptr when this build has
+/// none.
 const InterpreterKernels* avx512_interpreter_kernels() noexcept;
+const InterpreterKernels* avx2_interpreter_kernels() noexcept;
 
-/// The loops to use on this CPU, or nullptr for the baseline ones. CHUNKED_SIMD=scalar (read once)
-/// keeps the baseline loops.
+/// The loops to use on this CPU, or nullptr for the baseline ones: the widest it supports.
+/// CHUNKED_SIMD (read once) chooses: scalar keeps the baseline loops, avx2 the AVX2 ones.
 const InterpreterKernels* interpreter_kernels() noexcept;
 
 } // namespace chunked::cpu::detail
