@@ -234,41 +234,38 @@ std::string generate_source(const BlockProgram& p) {
   }
   fmt::format_to(out, "    return v{};\n  }}\n}};\n}} // namespace\n", p.num_values() - 1);
 
-  // The compiler's register choice: capping the seed's kernel at 40 registers (six resident
-  // blocks per SM instead of four) measured slower on an H200 (0.656 s against 0.633 s).
-  const std::string bounds = "__launch_bounds__(block_threads)";
   if (!reduce) {
     fmt::format_to(out,
-                   "extern \"C\" __global__ void {} {}("
+                   "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
                    "const __grid_constant__ ProgramArgs a) {{ store_kernel<P>(a); }}\n",
-                   bounds, kernel_store);
+                   kernel_store);
     return s;
   }
   const std::string acc = accumulator(p.sink.op, result);
   fmt::format_to(out, "using Acc = {};\n", acc);
   fmt::format_to(out,
-                 "extern \"C\" __global__ void {} {}("
+                 "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
                  "const __grid_constant__ ProgramArgs a, long long rows_per_part) {{ "
                  "reduce_all_kernel<P, Acc>(a, rows_per_part); }}\n",
-                 bounds, kernel_reduce_all);
+                 kernel_reduce_all);
   fmt::format_to(out,
-                 "extern \"C\" __global__ void {} {}("
+                 "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
                  "const __grid_constant__ ProgramArgs a, int parts) {{ "
                  "reduce_final_kernel<Acc>(a, parts); }}\n",
-                 bounds, kernel_reduce_final);
+                 kernel_reduce_final);
   fmt::format_to(out,
-                 "extern \"C\" __global__ void {} {}("
+                 "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
                  "const __grid_constant__ ProgramArgs a) {{ reduce_axes_kernel<P, Acc, 32>(a); }}\n",
-                 bounds, kernel_reduce_axes_wide);
+                 kernel_reduce_axes_wide);
   fmt::format_to(out,
-                 "extern \"C\" __global__ void {} {}("
+                 "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
                  "const __grid_constant__ ProgramArgs a) {{ reduce_axes_kernel<P, Acc, 1>(a); }}\n",
-                 bounds, kernel_reduce_axes_narrow);
+                 kernel_reduce_axes_narrow);
   fmt::format_to(out,
-                 "extern \"C\" __global__ void {} {}("
+                 "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
                  "const __grid_constant__ ProgramArgs a, int segments) {{ "
                  "reduce_axes_final_kernel<P, Acc>(a, segments); }}\n",
-                 bounds, kernel_reduce_axes_final);
+                 kernel_reduce_axes_final);
   return s;
 }
 

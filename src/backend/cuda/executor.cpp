@@ -21,6 +21,7 @@
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 namespace chunked::cuda {
 
@@ -154,6 +155,8 @@ struct DeviceSlot {
   std::mutex uploads_mutex;
   std::unordered_map<const Buffer*, Upload> uploads;           // stored inputs, per compute
   std::unordered_map<std::string, const Module*> modules;      // by structure key
+
+  Stream& stream(int lane) const { return *streams[static_cast<std::size_t>(lane)]; }
 };
 
 void wait_for(cudaStream_t stream, const Event& event, int device) {
@@ -215,25 +218,24 @@ public:
     // Tasks take the device's streams in turn; dependences between streams are events.
     const int lane = d.next_stream;
     d.next_stream = (d.next_stream + 1) % static_cast<int>(d.streams.size());
-    Stream& s = *d.streams[static_cast<std::size_t>(lane)];
+    Stream& s = d.stream(lane);
     std::vector<std::shared_ptr<Buffer>> temps; // used on s only, so freed in order on s
-    std::uint64_t bytes = 0;
     switch (task.kind) {
     case TaskKind::program:
-      bytes = run_program_task(id, task, d, lane, temps);
+      run_program_task(id, task, d, lane, temps);
       break;
     case TaskKind::gather:
-      bytes = run_gather(id, task, d, lane, temps);
+      run_gather(id, task, d, lane, temps);
       break;
     case TaskKind::combine:
-      bytes = run_combine(id, task, d, lane, temps);
+      run_combine(id, task, d, lane, temps);
       break;
     }
     auto done = std::make_unique<Event>(d.id);
     done->record(s);
     stream_of_[id] = s.get();
     done_[id] = std::move(done);
-    return bytes;
+    return plan_.work_bytes(id);
   }
 
   void release(runtime::TaskId id) override {
@@ -284,18 +286,16 @@ private:
   }
 
   std::shared_ptr<Buffer> allocate(DeviceSlot& d, int lane, std::size_t bytes) {
-    return std::make_shared<DeviceBuffer>(d.id, bytes, d.budget,
-                                          d.streams[static_cast<std::size_t>(lane)]);
+    return std::make_shared<DeviceBuffer>(d.id, bytes, d.budget, &d.stream(lane));
   }
 
   /// Waits for the slot's last copy and does the host work that waited for it.
   static void settle(StagingSlot& slot) {
-    if (!slot.after_copy)
-      return;
+    if (!slot.copied)
+      return; // never used
     slot.copied->synchronize();
-    auto work = std::move(slot.after_copy);
-    slot.after_copy = nullptr;
-    work();
+    if (auto work = std::exchange(slot.after_copy, nullptr))
+      work();
   }
 
   /// The next staging buffer of the ring, free for a new copy.
@@ -306,7 +306,6 @@ private:
       slot.buffer = acquire_staging();
       slot.copied = std::make_unique<Event>(d.id);
     } else {
-      slot.copied->synchronize(); // the copy that used it last must be done
       settle(slot);
     }
     return slot;
@@ -315,7 +314,7 @@ private:
   /// A device copy of a host buffer, enqueued on the lane's stream: straight from pinned memory,
   /// else through the staging ring in pieces.
   std::shared_ptr<Buffer> upload(DeviceSlot& d, int lane, const Buffer& host) {
-    Stream& s = *d.streams[static_cast<std::size_t>(lane)];
+    Stream& s = d.stream(lane);
     auto dev = allocate(d, lane, host.bytes());
     if (dynamic_cast<const PinnedBuffer*>(&host)) {
       CHUNKED_CUDA_TRY(cudaMemcpyAsync(dev->data(), host.data(), host.bytes(),
@@ -338,7 +337,7 @@ private:
 
   /// A copy on this device of a buffer on another device.
   std::shared_ptr<Buffer> copy_from_peer(DeviceSlot& d, int lane, const Buffer& src) {
-    Stream& s = *d.streams[static_cast<std::size_t>(lane)];
+    Stream& s = d.stream(lane);
     auto dev = allocate(d, lane, src.bytes());
     CHUNKED_CUDA_TRY(
         cudaMemcpyPeerAsync(dev->data(), d.id, src.data(), src.space().device, src.bytes(), s.get()),
@@ -350,7 +349,7 @@ private:
   /// after the work that produced it.
   const void* device_pointer(DeviceSlot& d, int lane, const InputRef& ref,
                              std::vector<std::shared_ptr<Buffer>>& temps) {
-    Stream& s = *d.streams[static_cast<std::size_t>(lane)];
+    Stream& s = d.stream(lane);
     if (ref.kind == InputRef::Kind::task) {
       const Buffer* buf = outputs_[ref.task].get();
       if (!buf)
@@ -405,7 +404,7 @@ private:
   /// Launches `p` writing to `out` (values for store sinks, partial words for reduce sinks).
   void run_kernel(DeviceSlot& d, int lane, const BlockProgram& p,
                   const std::vector<const void*>& inputs, void* out) {
-    const Stream& s = *d.streams[static_cast<std::size_t>(lane)];
+    const Stream& s = d.stream(lane);
     const index_t size = p.size();
     const bool reduce = p.sink.kind == plan::Sink::Kind::reduce;
     if (size == 0) {
@@ -489,7 +488,7 @@ private:
     }
     auto block = allocate(d, lane, static_cast<std::size_t>(size) * esize);
     run_kernel(d, lane, program, inputs, block->data());
-    Stream& s = *d.streams[static_cast<std::size_t>(lane)];
+    Stream& s = d.stream(lane);
     auto* dst = static_cast<char*>(plan_.destinations[task.output.destination].data);
     if (pinned_destination_[task.output.destination] &&
         copy_to_pinned(d, s, scatter, block->data(), dst, esize)) {
@@ -585,7 +584,7 @@ private:
 
   std::uint64_t run_combine(runtime::TaskId id, const plan::Task& task, DeviceSlot& d, int lane,
                             std::vector<std::shared_ptr<Buffer>>& temps) {
-    const Stream& s = *d.streams[static_cast<std::size_t>(lane)];
+    const Stream& s = d.stream(lane);
     const plan::Combine& c = plan_.combines[task.index];
     const index_t n = task.output.elements;
     const auto layout = plan::partial_layout(c.op, c.input);

@@ -152,8 +152,10 @@ CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
   constexpr unsigned mask = all_axes<P::nd>();
   Acc acc = Acc::identity();
   i64 i[nd] = {};
+  bool by_rows = false;
   if constexpr (P::nd >= 2) {
-    if (rows_per_part > 0) {
+    by_rows = rows_per_part > 0;
+    if (by_rows) {
       constexpr int last = P::nd - 1;
       constexpr unsigned outer = mask & ~(1u << last);
       const i64 inner = a.extent[last];
@@ -170,20 +172,18 @@ CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
         }
         advance<P::nd, outer>(next, a.extent, i);
       }
-      const Acc total = block_fold(acc);
-      if (threadIdx.x == 0)
-        total.store(static_cast<i64*>(a.scratch) + blockIdx.x * Acc::words);
-      return;
     }
   }
-  const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
-  const i64 t0 = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
-  i64 step[nd] = {};
-  unflatten<P::nd, mask>(t0, a.extent, i);
-  unflatten<P::nd, mask>(stride, a.extent, step);
-  for (i64 t = t0; t < a.size; t += stride) {
-    acc.add(P::eval(a, i), P::index(a, i));
-    advance<P::nd, mask>(step, a.extent, i);
+  if (!by_rows) {
+    const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
+    const i64 t0 = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
+    i64 step[nd] = {};
+    unflatten<P::nd, mask>(t0, a.extent, i);
+    unflatten<P::nd, mask>(stride, a.extent, step);
+    for (i64 t = t0; t < a.size; t += stride) {
+      acc.add(P::eval(a, i), P::index(a, i));
+      advance<P::nd, mask>(step, a.extent, i);
+    }
   }
   const Acc total = block_fold(acc);
   if (threadIdx.x == 0)
