@@ -110,6 +110,21 @@ class Planner {
   std::vector<InputRef> plan_elementwise(const NodePtr& n, const Output& out_template,
                                          std::vector<TaskId>* task_ids);
   std::vector<InputRef> plan_reduce(const NodePtr& n);
+  /// The stage and combine tree of reducing `in` by `op` over the axes in `mask`: per output
+  /// block (kept-axis block indices in C order), the root combine task, which finalizes into
+  /// `comb.result` when `final` and otherwise leaves the combined partial.
+  std::vector<TaskId> plan_reduce_tree(const NodePtr& in, const graph::ReduceParams& p,
+                                       std::uint32_t mask, DType result_dtype, Combine comb,
+                                       bool final);
+
+ public:
+  /// Reductions that share one moments pass: (input, reduced-axes mask) pairs reduced by `mean`,
+  /// `var` or `std` more than once in the requested graphs, at least once by var or std.
+  void find_shared_moments(const std::vector<Request>& requests);
+
+ private:
+  using MomentsKey = std::pair<const Node*, std::uint32_t>;
+  std::map<MomentsKey, std::vector<TaskId>> moments_roots_; ///< shared keys; roots once planned
 
   std::unordered_map<const Node*, std::vector<InputRef>> blocks_of_;
   std::vector<std::vector<StoredLeafInfo>> stage_reads_;
@@ -423,13 +438,94 @@ std::vector<InputRef> Planner::plan_elementwise(const NodePtr& n, const Output& 
   return refs;
 }
 
+std::uint32_t axes_mask(const std::vector<index_t>& axes) {
+  std::uint32_t mask = 0;
+  for (index_t a : axes) mask |= 1u << a;
+  return mask;
+}
+
+bool is_moments_op(ReduceOp op) {
+  return op == ReduceOp::mean || op == ReduceOp::var || op == ReduceOp::std;
+}
+
+void Planner::find_shared_moments(const std::vector<Request>& requests) {
+  struct Use {
+    int members = 0;
+    bool second_moment = false;
+  };
+  std::map<MomentsKey, Use> uses;
+  std::unordered_set<const Node*> seen;
+  std::vector<const Node*> stack;
+  for (const auto& r : requests) stack.push_back(r.node.get());
+  while (!stack.empty()) {
+    const Node* cur = stack.back();
+    stack.pop_back();
+    if (!seen.insert(cur).second) continue;
+    if (cur->kind == NodeKind::reduce) {
+      const auto& p = cur->as<graph::ReduceParams>();
+      if (is_moments_op(p.op)) {
+        Use& u = uses[{cur->inputs[0].get(), axes_mask(p.axes)}];
+        ++u.members;
+        u.second_moment = u.second_moment || p.op != ReduceOp::mean;
+      }
+    }
+    for (const auto& in : cur->inputs) stack.push_back(in.get());
+  }
+  for (const auto& [key, use] : uses)
+    if (use.members > 1 && use.second_moment) moments_roots_.emplace(key, std::vector<TaskId>{});
+}
+
 std::vector<InputRef> Planner::plan_reduce(const NodePtr& n) {
   const auto& p = n->as<graph::ReduceParams>();
   const NodePtr& in = n->inputs[0];
-  const int nd = static_cast<int>(in->shape.ndim());
-  std::uint32_t mask = 0;
-  for (index_t a : p.axes) mask |= 1u << a;
+  const std::uint32_t mask = axes_mask(p.axes);
+  Combine comb;
+  comb.op = p.op;
+  comb.result = p.op;
+  comb.input = in->dtype;
+  comb.ddof = p.ddof;
+  comb.count = 1;
+  for (index_t a : p.axes) comb.count *= in->shape.extents()[a];
 
+  std::vector<InputRef> refs;
+  const auto shared =
+      is_moments_op(p.op) ? moments_roots_.find({in.get(), mask}) : moments_roots_.end();
+  if (shared == moments_roots_.end()) {
+    for (TaskId root : plan_reduce_tree(in, p, mask, n->dtype, comb, true))
+      refs.push_back(InputRef{InputRef::Kind::task, root, nullptr});
+    return refs;
+  }
+  // One (count, mean, M2) pass serves every mean, var and std of this input over these axes;
+  // each of them finalizes the combined partials into its own values.
+  comb.op = ReduceOp::var;
+  if (shared->second.empty()) {
+    graph::ReduceParams moments = p;
+    moments.op = ReduceOp::var;
+    Combine tree = comb;
+    tree.result = ReduceOp::var;
+    shared->second = plan_reduce_tree(in, moments, mask, n->dtype, tree, false);
+  }
+  plan.combines.push_back(comb);
+  const auto comb_index = static_cast<std::uint32_t>(plan.combines.size() - 1);
+  for (std::size_t g = 0; g < shared->second.size(); ++g) {
+    const TaskId root = shared->second[g];
+    Task t;
+    t.kind = TaskKind::combine;
+    t.index = comb_index;
+    t.block = static_cast<index_t>(g);
+    t.inputs_begin = static_cast<std::uint32_t>(plan.combine_inputs.size());
+    plan.combine_inputs.push_back(InputRef{InputRef::Kind::task, root, nullptr});
+    t.inputs_end = static_cast<std::uint32_t>(plan.combine_inputs.size());
+    t.output = Output{Output::Kind::buffer, n->dtype, plan.tasks[root].output.elements, -1};
+    refs.push_back(InputRef{InputRef::Kind::task, add_task(t, {root}), nullptr});
+  }
+  return refs;
+}
+
+std::vector<TaskId> Planner::plan_reduce_tree(const NodePtr& in, const graph::ReduceParams& p,
+                                              std::uint32_t mask, DType result_dtype,
+                                              Combine comb, bool final) {
+  const int nd = static_cast<int>(in->shape.ndim());
   Body body = lower_root(in, in);
   body.prog.sink.kind = Sink::Kind::reduce;
   body.prog.sink.op = p.op;
@@ -438,12 +534,6 @@ std::vector<InputRef> Planner::plan_reduce(const NodePtr& n) {
   plan.stages[stage].reduce_flat_index = p.flat_index;
   plan.stages[stage].reduce_input_strides = in->shape.strides();
 
-  Combine comb;
-  comb.op = p.op;
-  comb.input = in->dtype;
-  comb.ddof = p.ddof;
-  comb.count = 1;
-  for (index_t a : p.axes) comb.count *= in->shape.extents()[a];
   plan.combines.push_back(comb);
   const auto comb_index = static_cast<std::uint32_t>(plan.combines.size() - 1);
 
@@ -456,7 +546,7 @@ std::vector<InputRef> Planner::plan_reduce(const NodePtr& n) {
   for (index_t b : kept_blocks) n_groups *= b;
   for (index_t b : red_blocks) n_members *= b;
 
-  std::vector<InputRef> refs;
+  std::vector<TaskId> roots;
   std::vector<index_t> bidx(static_cast<std::size_t>(nd));
   for (index_t g = 0; g < n_groups; ++g) {
     std::vector<index_t> kept(kept_blocks.size());
@@ -480,7 +570,7 @@ std::vector<InputRef> Planner::plan_reduce(const NodePtr& n) {
       for (int k = 0; k < nd; ++k) bidx[k] = (mask >> k) & 1u ? red[rr++] : kept[kk++];
       return add_program_task(stage, in->grid.block_number(bidx), Output{Output::Kind::partial, in->dtype, entries, -1});
     };
-    auto combine_task = [&](const std::vector<TaskId>& parts, bool final) {
+    auto combine_task = [&](const std::vector<TaskId>& parts, bool last) {
       Task t;
       t.kind = TaskKind::combine;
       t.index = comb_index;
@@ -488,13 +578,13 @@ std::vector<InputRef> Planner::plan_reduce(const NodePtr& n) {
       t.inputs_begin = static_cast<std::uint32_t>(plan.combine_inputs.size());
       for (TaskId id : parts) plan.combine_inputs.push_back(InputRef{InputRef::Kind::task, id, nullptr});
       t.inputs_end = static_cast<std::uint32_t>(plan.combine_inputs.size());
-      t.output = final ? Output{Output::Kind::buffer, n->dtype, entries, -1}
-                       : Output{Output::Kind::partial, in->dtype, entries, -1};
+      t.output = last ? Output{Output::Kind::buffer, result_dtype, entries, -1}
+                      : Output{Output::Kind::partial, in->dtype, entries, -1};
       return add_task(t, parts);
     };
     // Fixed tree over members [lo, hi): depth-first, so each combine follows its inputs closely
     // and few partials are alive at once.
-    auto build = [&](auto&& self, index_t lo, index_t hi, bool final) -> TaskId {
+    auto build = [&](auto&& self, index_t lo, index_t hi, bool last) -> TaskId {
       std::vector<TaskId> parts;
       if (hi - lo <= static_cast<index_t>(combine_fanin)) {
         for (index_t m = lo; m < hi; ++m) parts.push_back(partial_task(m));
@@ -503,11 +593,11 @@ std::vector<InputRef> Planner::plan_reduce(const NodePtr& n) {
         while (step * static_cast<index_t>(combine_fanin) < hi - lo) step *= static_cast<index_t>(combine_fanin);
         for (index_t m = lo; m < hi; m += step) parts.push_back(self(self, m, std::min(hi, m + step), false));
       }
-      return combine_task(parts, final);
+      return combine_task(parts, last);
     };
-    refs.push_back(InputRef{InputRef::Kind::task, build(build, 0, n_members, true), nullptr});
+    roots.push_back(build(build, 0, n_members, final));
   }
-  return refs;
+  return roots;
 }
 
 const std::vector<InputRef>& Planner::materialize(const NodePtr& n) {
@@ -650,6 +740,7 @@ std::string Plan::describe() const {
 
 Plan make_plan(const std::vector<Request>& requests) {
   Planner p;
+  p.find_shared_moments(requests);
   for (const auto& r : requests) p.request(r);
   return std::move(p.plan);
 }

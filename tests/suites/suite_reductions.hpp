@@ -84,6 +84,32 @@ TYPED_TEST(ReductionsTyped, EveryReductionOverEveryAxisSet) {
   }
 }
 
+// mean, var and std of one input over the same axes, computed together, share one moments pass:
+// each must still match its reference, whatever the chunking.
+TYPED_TEST(ReductionsTyped, MeanVarAndStdComputedTogether) {
+  using T = TypeParam;
+  using M = detail::mean_t<T>;
+  std::mt19937_64 rng(55);
+  const Extents shape{4, 3, 5};
+  const auto ref = random_dense<T>(shape, rng, true);
+  for (const auto& chunks : chunkings_for(shape)) {
+    const auto x = make_array<Backend>(ref, chunks);
+    for (const auto& axes_list : axis_sets_3d) {
+      SCOPED_TRACE(label(chunks) + " axes " + detail::format_tuple(axes_list));
+      const Axes axes(axes_list);
+      auto [mean, var, sd, centered] =
+          compute(ComputeOptions{}, x.mean(axes), x.var(axes, 1), x.std(axes, 0, true),
+                  x - x.mean(axes, true));
+      EXPECT_TRUE(matches(mean, ref_mean(ref, axes_list), sum_tolerance<M>()));
+      EXPECT_TRUE(matches(var, ref_var(ref, axes_list, 1, false), sum_tolerance<M>()));
+      EXPECT_TRUE(matches(sd, ref_var(ref, axes_list, 0, true, true), sum_tolerance<M>()));
+      const auto ref_centered =
+          zip(cast<M>(ref), ref_mean(ref, axes_list, true), [](M a, M m) { return a - m; });
+      EXPECT_TRUE(matches(centered, ref_centered, sum_tolerance<M>()));
+    }
+  }
+}
+
 TYPED_TEST(ReductionsTyped, FreeFunctionsMirrorMembers) {
   using T = TypeParam;
   std::mt19937_64 rng(52);
@@ -244,6 +270,19 @@ TEST_F(Reductions, ReductionsFeedElementwiseOperations) {
 TEST_F(Reductions, VarianceOfConstantsIsZeroAndDdofCanExceedN) {
   const auto x = full<double, Backend>(Shape{5, 4}, Chunks{2, 3}, 1e8 + 0.5);
   EXPECT_EQ(x.var().item(), 0.0) << "variance must not suffer cancellation";
+  // Standardizing constant columns: the shared moments pass gives the exact mean, so every
+  // centered value is 0 and each quotient 0 / 0.
+  const auto z = ((x - x.mean(Axes{0})) / x.std(Axes{0})).compute();
+  for (index_t i = 0; i < 5; ++i)
+    for (index_t j = 0; j < 4; ++j)
+      EXPECT_TRUE(std::isnan(z(i, j))) << i << ", " << j;
+  // An empty reduced axis: the mean and std of each column are NaN, as NumPy's.
+  const auto e = zeros<double, Backend>(Shape{0, 3}, Chunks{2, 2});
+  auto [em, es] = compute(ComputeOptions{}, e.mean(Axes{0}), e.std(Axes{0}));
+  for (index_t j = 0; j < 3; ++j) {
+    EXPECT_TRUE(std::isnan(em(j)));
+    EXPECT_TRUE(std::isnan(es(j)));
+  }
   EXPECT_TRUE(matches(x.std(Axes{0}).compute(), Dense<double>({4}, 0.0)));
   // N - ddof <= 0 is NaN, as in NumPy.
   EXPECT_TRUE(std::isnan(x.var(Axes{0}, 5).compute()(0)));

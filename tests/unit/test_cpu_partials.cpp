@@ -133,48 +133,83 @@ TEST(CpuPartials, MomentsMergeLikeOnePass) {
   EXPECT_NEAR(acc[1].f, mean, 1e-14);
   EXPECT_NEAR(acc[2].f, m2, 1e-12);
   double var[2];
-  cpu::finalize_partials(ReduceOp::var, DType::int32, acc.data(), 1, 8, 1, var);
+  cpu::finalize_partials(ReduceOp::var, ReduceOp::var, DType::int32, acc.data(), 1, 8, 1, var);
   EXPECT_NEAR(var[0], m2 / 7, 1e-12);
   float sd;
-  cpu::finalize_partials(ReduceOp::std, DType::float32, acc.data(), 1, 8, 0, &sd);
+  cpu::finalize_partials(ReduceOp::std, ReduceOp::std, DType::float32, acc.data(), 1, 8, 0, &sd);
   EXPECT_FLOAT_EQ(sd, static_cast<float>(std::sqrt(m2 / 8)));
 }
 
 TEST(CpuPartials, VarianceDegreesOfFreedomFollowNumPy) {
   const PartialWord s[6] = {f(2), f(1), f(2), f(1), f(5), f(0)};
   double out[2];
-  cpu::finalize_partials(ReduceOp::var, DType::float64, s, 2, 2, 1, out);
+  cpu::finalize_partials(ReduceOp::var, ReduceOp::var, DType::float64, s, 2, 2, 1, out);
   EXPECT_EQ(out[0], 2.0);
   EXPECT_TRUE(std::isnan(out[1])); // 0 / 0
-  cpu::finalize_partials(ReduceOp::var, DType::float64, s, 2, 2, 3, out);
+  cpu::finalize_partials(ReduceOp::var, ReduceOp::var, DType::float64, s, 2, 2, 3, out);
   EXPECT_EQ(out[0], inf_v); // M2 / max(2 - 3, 0)
-  cpu::finalize_partials(ReduceOp::std, DType::float64, s, 1, 2, 0, out);
+  cpu::finalize_partials(ReduceOp::std, ReduceOp::std, DType::float64, s, 1, 2, 0, out);
   EXPECT_EQ(out[0], 1.0);
+}
+
+// One moments pass serves mean, var and std of the same input: each finalizes the same
+// (count, mean, M2) entries; a state that holds no element has a NaN mean, as 0 / 0.
+TEST(CpuPartials, MomentsFinalizeIntoMeanVarAndStd) {
+  const PartialWord s[6] = {f(4), f(2.5), f(5), f(0), f(0), f(0)};
+  double mean[2], var[2], sd[2];
+  cpu::finalize_partials(ReduceOp::var, ReduceOp::mean, DType::float64, s, 2, 4, 0, mean);
+  EXPECT_EQ(mean[0], 2.5);
+  EXPECT_TRUE(std::isnan(mean[1]));
+  cpu::finalize_partials(ReduceOp::std, ReduceOp::var, DType::float64, s, 2, 4, 1, var);
+  EXPECT_EQ(var[0], 5.0 / 3.0);
+  EXPECT_TRUE(std::isnan(var[1]));
+  cpu::finalize_partials(ReduceOp::var, ReduceOp::std, DType::float64, s, 1, 4, 0, sd);
+  EXPECT_EQ(sd[0], std::sqrt(5.0 / 4.0));
+  float fmean;
+  cpu::finalize_partials(ReduceOp::var, ReduceOp::mean, DType::float32, s, 1, 4, 0, &fmean);
+  EXPECT_EQ(fmean, 2.5f);
+  double int_mean;
+  cpu::finalize_partials(ReduceOp::var, ReduceOp::mean, DType::int32, s, 1, 4, 0, &int_mean);
+  EXPECT_EQ(int_mean, 2.5);
+}
+
+TEST(CpuPartials, FinalizeRefusesAResultThePartialsDoNotHold) {
+  const PartialWord s[3] = {f(1), f(1), f(0)};
+  double out;
+  EXPECT_THROW(cpu::finalize_partials(ReduceOp::sum, ReduceOp::mean, DType::float64, s, 1, 1, 0,
+                                      &out),
+               ValueError);
+  EXPECT_THROW(cpu::finalize_partials(ReduceOp::mean, ReduceOp::var, DType::float64, s, 1, 1, 0,
+                                      &out),
+               ValueError);
+  EXPECT_THROW(cpu::finalize_partials(ReduceOp::var, ReduceOp::max, DType::float64, s, 1, 1, 0,
+                                      &out),
+               ValueError);
 }
 
 TEST(CpuPartials, FinalizeMeanSumAndMinMaxToTheResultDtype) {
   const PartialWord sums[2] = {f(10), f(0)};
   double mean[2];
-  cpu::finalize_partials(ReduceOp::mean, DType::int64, sums, 2, 4, 0, mean);
+  cpu::finalize_partials(ReduceOp::mean, ReduceOp::mean, DType::int64, sums, 2, 4, 0, mean);
   EXPECT_EQ(mean[0], 2.5);
   EXPECT_EQ(mean[1], 0.0);
-  cpu::finalize_partials(ReduceOp::mean, DType::float64, sums, 1, 0, 0, mean);
+  cpu::finalize_partials(ReduceOp::mean, ReduceOp::mean, DType::float64, sums, 1, 0, 0, mean);
   EXPECT_EQ(mean[0], inf_v); // 10 / 0
   float fs;
   const PartialWord third = f(1.0 / 3.0);
-  cpu::finalize_partials(ReduceOp::sum, DType::float32, &third, 1, 3, 0, &fs);
+  cpu::finalize_partials(ReduceOp::sum, ReduceOp::sum, DType::float32, &third, 1, 3, 0, &fs);
   EXPECT_EQ(fs, 1.0f / 3.0f);
   std::int64_t is;
   const PartialWord big = i(i64_max);
-  cpu::finalize_partials(ReduceOp::sum, DType::bool_, &big, 1, 1, 0, &is);
+  cpu::finalize_partials(ReduceOp::sum, ReduceOp::sum, DType::bool_, &big, 1, 1, 0, &is);
   EXPECT_EQ(is, i64_max);
   std::int32_t m;
   const PartialWord neg = i(-17);
-  cpu::finalize_partials(ReduceOp::min, DType::int32, &neg, 1, 1, 0, &m);
+  cpu::finalize_partials(ReduceOp::min, ReduceOp::min, DType::int32, &neg, 1, 1, 0, &m);
   EXPECT_EQ(m, -17);
   bool any[2];
   const PartialWord flags[2] = {i(0), i(1)};
-  cpu::finalize_partials(ReduceOp::any, DType::float32, flags, 2, 1, 0, any);
+  cpu::finalize_partials(ReduceOp::any, ReduceOp::any, DType::float32, flags, 2, 1, 0, any);
   EXPECT_FALSE(any[0]);
   EXPECT_TRUE(any[1]);
 }
@@ -186,7 +221,7 @@ TEST(CpuPartials, ArgCombinesPreferNanThenTheSmallerIndex) {
     PartialWord out[2];
     cpu::combine_partials(op, t, a, b, out, 1);
     std::int64_t idx;
-    cpu::finalize_partials(op, t, out, 1, 0, 0, &idx);
+    cpu::finalize_partials(op, op, t, out, 1, 0, 0, &idx);
     EXPECT_EQ(idx, out[1].i);
     return idx;
   };

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <vector>
+
 namespace {
 
 using namespace chunked;
@@ -161,6 +164,41 @@ TEST(Planner, SharedReductionIsComputedOnce) {
   auto [t, n] = chunked::compute(ComputeOptions{}, total, normalised);
   EXPECT_EQ(t.item(), 4950.0);
   EXPECT_DOUBLE_EQ(n(99), 99.0 / 4950.0);
+}
+
+// mean and std of one input over the same axes read it once: one moments pass, finalized twice.
+// A sum beside them keeps its own pass (its partials are not moments), as do other axes.
+TEST(Planner, MeanAndStdShareOneMomentsPass) {
+  std::vector<double> values(60);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(i);
+  const auto x = from_host(values, Shape{6, 10}, Chunks{4, 3}); // x(i, j) = 10 i + j
+  auto standardized = (x - x.mean(Axes{0})) / x.std(Axes{0});
+  std::vector<double> out;
+  auto reduce_ops = [](const plan::Plan& p) {
+    std::vector<plan::ReduceOp> ops;
+    for (const auto& st : p.stages)
+      if (st.program.sink.kind == plan::Sink::Kind::reduce) ops.push_back(st.program.sink.op);
+    return ops;
+  };
+  const plan::Plan p = plan_for(standardized.node(), out);
+  EXPECT_EQ(reduce_ops(p), std::vector<plan::ReduceOp>{plan::ReduceOp::var});
+  std::vector<plan::ReduceOp> results;
+  for (const auto& c : p.combines)
+    if (c.result != c.op) results.push_back(c.result);
+  EXPECT_EQ(results, (std::vector<plan::ReduceOp>{plan::ReduceOp::mean, plan::ReduceOp::std}));
+
+  const auto alone = plan_for((x - x.mean(Axes{0})).node(), out);
+  EXPECT_EQ(reduce_ops(alone), std::vector<plan::ReduceOp>{plan::ReduceOp::mean});
+  const auto other_axes = plan_for((x.mean(Axes{1}, true) + x.std(Axes{0})).node(), out);
+  EXPECT_EQ(reduce_ops(other_axes).size(), 2u);
+  const auto with_sum = plan_for((x.sum(Axes{0}) + x.var(Axes{0}) + x.mean(Axes{0})).node(), out);
+  EXPECT_EQ(reduce_ops(with_sum),
+            (std::vector<plan::ReduceOp>{plan::ReduceOp::sum, plan::ReduceOp::var}));
+
+  const auto z = standardized.compute();
+  for (index_t j = 0; j < 10; ++j)
+    for (index_t i = 0; i < 6; ++i)
+      EXPECT_NEAR(z(i, j), (10.0 * i - 25.0) / std::sqrt(1750.0 / 6.0), 1e-12);
 }
 
 } // namespace

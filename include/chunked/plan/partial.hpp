@@ -3,9 +3,11 @@
 #pragma once
 
 #include <chunked/core/dtype.hpp>
+#include <chunked/core/error.hpp>
 #include <chunked/plan/block_program.hpp>
 
 #include <cstdint>
+#include <string>
 
 namespace chunked::plan {
 
@@ -64,6 +66,22 @@ constexpr DType reduce_result_dtype(ReduceOp op, DType input) {
   case ReduceOp::std: return is_floating(input) ? input : DType::float64;
   default: return DType::int64;
   }
+}
+
+/// True when partials of `op` can be finalized into values of `result`: `result == op`, or
+/// `mean`, `var` or `std` from the (count, mean, M2) partials of `var`/`std`.
+constexpr bool can_finalize(ReduceOp op, ReduceOp result) {
+  const bool moments = op == ReduceOp::var || op == ReduceOp::std;
+  return result == op ||
+         (moments && (result == ReduceOp::mean || result == ReduceOp::var || result == ReduceOp::std));
+}
+
+/// Throws ValueError unless can_finalize(op, result).
+inline void check_finalize(ReduceOp op, ReduceOp result) {
+  if (!can_finalize(op, result))
+    throw ValueError("partials of " + std::string(reduce_op_name(op)) + " cannot finalize into " +
+                     std::string(reduce_op_name(result)) +
+                     "; expected the same reduction, or mean/var/std from var/std");
 }
 
 /// True when reducing zero elements has no meaningful result (NumPy raises for these).

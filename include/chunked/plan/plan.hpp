@@ -67,11 +67,13 @@ struct GatherPiece {
 };
 
 /// One reduction's combine parameters, shared by all its combine tasks (Task::block is the
-/// output block).
+/// output block). Partials combine by `op`'s rules; a task whose output is a buffer then finalizes
+/// them into values of `result`, which is `op` itself, or `mean`, `var` or `std` from the
+/// (count, mean, M2) partials of `var`/`std` (one moments pass shared by several reductions).
 struct Combine {
   ReduceOp op = ReduceOp::sum;
+  ReduceOp result = ReduceOp::sum;
   DType input = DType::float64; ///< dtype of the reduced values
-  bool finalize = false;        ///< last level: produce values of the reduction's dtype
   index_t count = 0;            ///< elements reduced into each entry (mean/var/std)
   index_t ddof = 0;
 };

@@ -99,7 +99,7 @@ class CpuExecutor final : public runtime::TaskExecutor {
     }
     const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(task.output.dtype);
     outputs_[id] = make_host_buffer(bytes);
-    finalize_partials(c.op, c.input, result, n, c.count, c.ddof, outputs_[id]->data());
+    finalize_partials(c.op, c.result, c.input, result, n, c.count, c.ddof, outputs_[id]->data());
   }
 
   const plan::Plan& plan_;

@@ -44,9 +44,14 @@ void combine_arg(bool floating, const PartialWord* a, const PartialWord* b, Part
 }
 
 template <class T>
-void finalize_typed(ReduceOp op, bool floating, const PartialWord* s, index_t n, index_t count,
-                    index_t ddof, T* out) {
-  switch (op) {
+void finalize_typed(ReduceOp op, ReduceOp result, bool floating, const PartialWord* s, index_t n,
+                    index_t count, index_t ddof, T* out) {
+  if (result == ReduceOp::mean && op != ReduceOp::mean) {
+    for (index_t p = 0; p < n; ++p)
+      out[p] = static_cast<T>(scalar::moments_mean(s[3 * p].f, s[3 * p + 1].f));
+    return;
+  }
+  switch (result) {
   case ReduceOp::sum:
   case ReduceOp::prod:
   case ReduceOp::min:
@@ -64,7 +69,7 @@ void finalize_typed(ReduceOp op, bool floating, const PartialWord* s, index_t n,
   case ReduceOp::std:
     for (index_t p = 0; p < n; ++p) {
       const double var = scalar::variance_of(s[3 * p].f, s[3 * p + 2].f, ddof);
-      out[p] = static_cast<T>(op == ReduceOp::std ? scalar::math_sqrt(var) : var);
+      out[p] = static_cast<T>(result == ReduceOp::std ? scalar::math_sqrt(var) : var);
     }
     return;
   case ReduceOp::argmin:
@@ -194,12 +199,13 @@ void combine_partials(ReduceOp op, DType input, const PartialWord* a, const Part
   bad_op(op);
 }
 
-void finalize_partials(ReduceOp op, DType input, const PartialWord* partials, index_t n,
-                       index_t count, index_t ddof, void* out) {
+void finalize_partials(ReduceOp op, ReduceOp result, DType input, const PartialWord* partials,
+                       index_t n, index_t count, index_t ddof, void* out) {
+  plan::check_finalize(op, result);
   const bool fl = plan::partial_layout(op, input).floating;
-  visit_dtype(plan::reduce_result_dtype(op, input), [&](auto tag) {
+  visit_dtype(plan::reduce_result_dtype(result, input), [&](auto tag) {
     using T = decltype(tag);
-    finalize_typed(op, fl, partials, n, count, ddof, static_cast<T*>(out));
+    finalize_typed(op, result, fl, partials, n, count, ddof, static_cast<T*>(out));
   });
 }
 

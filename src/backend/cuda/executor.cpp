@@ -604,7 +604,7 @@ private:
     }
     const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(task.output.dtype);
     auto out = allocate(d, lane, bytes);
-    finalize_partials(c.op, c.input, acc->data(), n, c.count, c.ddof, out->data(), s);
+    finalize_partials(c.op, c.result, c.input, acc->data(), n, c.count, c.ddof, out->data(), s);
     outputs_[id] = std::move(out);
     return bytes;
   }

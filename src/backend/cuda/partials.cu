@@ -28,7 +28,7 @@ template <class Acc> __global__ void combine_kernel(const i64* a, const i64* b, 
 }
 
 // Finalize, as cpu::finalize_partials: Kind 0 casts the single word, 1 is mean, 2 var, 3 std,
-// 4 the argmin/argmax index.
+// 4 the argmin/argmax index, 5 the mean of a (count, mean, M2) state.
 template <int Kind, bool Floating, class T>
 __global__ void finalize_kernel(const i64* s, i64 n, i64 count, i64 ddof, T* out) {
   for (i64 p = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; p < n;
@@ -42,8 +42,11 @@ __global__ void finalize_kernel(const i64* s, i64 n, i64 count, i64 ddof, T* out
       const double var =
           scalar::variance_of(kernel::word_f(s + 3 * p), kernel::word_f(s + 3 * p + 2), ddof);
       out[p] = static_cast<T>(Kind == 3 ? scalar::math_sqrt(var) : var);
-    } else {
+    } else if constexpr (Kind == 4) {
       out[p] = kernel::cast_value<T>(s[2 * p + 1]);
+    } else {
+      out[p] = static_cast<T>(
+          scalar::moments_mean(kernel::word_f(s + 3 * p), kernel::word_f(s + 3 * p + 1)));
     }
   }
 }
@@ -116,20 +119,25 @@ void combine_partials(ReduceOp op, DType input, const void* a, const void* b, vo
   check_launch(stream, "combine_partials kernel launch", n);
 }
 
-void finalize_partials(ReduceOp op, DType input, const void* partials, index_t n, index_t count,
-                       index_t ddof, void* out, const Stream& stream) {
+void finalize_partials(ReduceOp op, ReduceOp result, DType input, const void* partials, index_t n,
+                       index_t count, index_t ddof, void* out, const Stream& stream) {
+  plan::check_finalize(op, result);
   if (n <= 0)
     return;
   const bool fl = plan::partial_layout(op, input).floating;
+  const bool moments = plan::partial_layout(op, input).words == 3;
   const auto* s = static_cast<const i64*>(partials);
-  visit_dtype(plan::reduce_result_dtype(op, input), [&](auto tag) {
+  visit_dtype(plan::reduce_result_dtype(result, input), [&](auto tag) {
     using T = decltype(tag);
     T* o = static_cast<T*>(out);
     const unsigned g = grid_for(n);
     cudaStream_t st = stream.get();
-    switch (op) {
+    switch (result) {
     case ReduceOp::mean:
-      finalize_kernel<1, true, T><<<g, 256, 0, st>>>(s, n, count, ddof, o);
+      if (moments)
+        finalize_kernel<5, true, T><<<g, 256, 0, st>>>(s, n, count, ddof, o);
+      else
+        finalize_kernel<1, true, T><<<g, 256, 0, st>>>(s, n, count, ddof, o);
       break;
     case ReduceOp::var:
       finalize_kernel<2, true, T><<<g, 256, 0, st>>>(s, n, count, ddof, o);

@@ -103,4 +103,10 @@ CHUNKED_HD CHUNKED_FORCEINLINE double variance_of(double count, double m2, i64 d
 /// Mean of a sum state over `count` elements.
 CHUNKED_SCALAR double mean_of(double sum, i64 count) { return sum / static_cast<double>(count); }
 
+/// Mean of a (count, mean, M2) state: its mean word, or NaN when it holds no element (as
+/// mean_of's 0 / 0).
+CHUNKED_HD CHUNKED_FORCEINLINE double moments_mean(double count, double mean) {
+  return count == 0.0 ? quiet_nan<double>() : mean;
+}
+
 } // namespace chunked::scalar

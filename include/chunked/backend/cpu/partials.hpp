@@ -30,12 +30,15 @@ void init_partials(plan::ReduceOp op, DType input, plan::PartialWord* out, index
 void combine_partials(plan::ReduceOp op, DType input, const plan::PartialWord* a,
                       const plan::PartialWord* b, plan::PartialWord* out, index_t n);
 
-/// Turns n combined entries into n values of reduce_result_dtype(op, input), written to `out`.
-/// `count` is the number of input elements reduced into each entry (mean divides by it);
-/// var/std divide M2 by max(count - ddof, 0) using the count held in each state, so that 0/0 is
-/// NaN and x/0 is inf, as NumPy. argmin/argmax write the index word.
-void finalize_partials(plan::ReduceOp op, DType input, const plan::PartialWord* partials, index_t n,
-                       index_t count, index_t ddof, void* out);
+/// Turns n combined entries of `op` into n values of reduce_result_dtype(result, input), written
+/// to `out`; `result` is `op`, or mean/var/std from var/std partials (plan::can_finalize, else
+/// ValueError). `count` is the number of input elements reduced into each entry (mean of a sum
+/// divides by it); var/std divide M2 by max(count - ddof, 0) using the count held in each state,
+/// so that 0/0 is NaN and x/0 is inf, as NumPy; a mean from moments is the state's mean (NaN for
+/// no element). argmin/argmax write the index word.
+void finalize_partials(plan::ReduceOp op, plan::ReduceOp result, DType input,
+                       const plan::PartialWord* partials, index_t n, index_t count, index_t ddof,
+                       void* out);
 
 namespace detail {
 

@@ -17,8 +17,9 @@ void init_partials(plan::ReduceOp op, DType input, void* words, index_t n, const
 void combine_partials(plan::ReduceOp op, DType input, const void* a, const void* b, void* out,
                       index_t n, const Stream& stream);
 
-/// Turns n combined entries into values of reduce_result_dtype(op, input) in `out` (device).
-void finalize_partials(plan::ReduceOp op, DType input, const void* partials, index_t n,
-                       index_t count, index_t ddof, void* out, const Stream& stream);
+/// Turns n combined entries of `op` into values of reduce_result_dtype(result, input) in `out`
+/// (device), by cpu::finalize_partials' rules.
+void finalize_partials(plan::ReduceOp op, plan::ReduceOp result, DType input, const void* partials,
+                       index_t n, index_t count, index_t ddof, void* out, const Stream& stream);
 
 } // namespace chunked::cuda
