@@ -10,6 +10,7 @@
 //   (a * b + c).sum(Axes{0})                    result to the host (one row), traffic 3 x bytes
 //   (x - x.mean(Axes{0})) / x.std(Axes{0})      result persisted (stays on the backend), 2 x bytes
 //   a.persist()                                 the library's own copy of a stored array, 2 x bytes
+//   x.mean(Axes{0}), x.std(Axes{0}) alone       to the host: the parts of standardize, 1 x bytes
 // Traffic counts each byte the program must read or write once (B3). The limit on the CPU is a
 // memcpy of the same traffic split over the same number of threads, timed here; on a GPU it is a
 // device-to-device copy, which needs CUDA and is therefore measured by benchmarks/peers/b3_gpu.py
@@ -145,17 +146,24 @@ std::vector<Program> measure(const Config& c, index_t rows, const ComputeOptions
   std::vector<double> row(static_cast<std::size_t>(cols));
   ChunkedArray<double, B> kept;
 
+  const auto mean = x.mean(Axes{0});
+  const auto stddev = x.std(Axes{0});
+  // The last two are the parts of standardize, for where its time goes; they read x once.
   std::vector<Program> programs{{"a_mul_b_add_c_sum_axis0", 3 * bytes, 0, {}},
                                 {"standardize_axis0", 2 * bytes, 0, {}},
-                                {"library_copy", 2 * bytes, 0, {}}};
+                                {"library_copy", 2 * bytes, 0, {}},
+                                {"part_mean_axis0", bytes, 0, {}},
+                                {"part_std_axis0", bytes, 0, {}}};
   auto run_one = [&](std::size_t p) {
     return bench::seconds_of([&] {
       if (p == 0)
         fma.to_host(std::span<double>(row), options);
       else if (p == 1)
         kept = standardized.persist(options);
-      else
+      else if (p == 2)
         kept = a.persist(options);
+      else
+        (p == 3 ? mean : stddev).to_host(std::span<double>(row), options);
     });
   };
   for (std::size_t p = 0; p < programs.size(); ++p) {
@@ -165,7 +173,8 @@ std::vector<Program> measure(const Config& c, index_t rows, const ComputeOptions
     kept = {};
   }
 
-  // Check a few columns against host references (the last runs' results).
+  // Check a few columns against host references.
+  fma.to_host(std::span<double>(row), options);
   const std::vector<index_t> probe_cols{0, cols / 3, cols - 1};
   const auto head = standardized(slice(0, 2), all).compute(options);
   for (const index_t j : probe_cols) {
