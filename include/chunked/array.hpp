@@ -135,7 +135,7 @@ class ChunkedArray {
 
   /// Computes the whole array into a dense host array (C order).
   NDArray<T> compute(const ComputeOptions& options = {}) const {
-    NDArray<T> out(shape());
+    auto out = NDArray<T>::uninitialized(shape());
     if (size() > 0) detail::compute_into({{node_, out.data()}}, backend_traits<Backend>::kind, options);
     return out;
   }
@@ -188,7 +188,8 @@ auto compute(const ComputeOptions& options, const A&... arrays) {
   using B = typename First::backend_type;
   static_assert((std::is_same_v<typename A::backend_type, B> && ...),
                 "chunked::compute: all arrays must use the same backend (use .to<B>())");
-  std::tuple<NDArray<typename A::value_type>...> out{NDArray<typename A::value_type>(arrays.shape())...};
+  std::tuple<NDArray<typename A::value_type>...> out{
+      NDArray<typename A::value_type>::uninitialized(arrays.shape())...};
   std::vector<detail::HostTarget> targets;
   std::apply([&](auto&... nd) { (targets.push_back({arrays.node(), nd.data()}), ...); }, out);
   std::erase_if(targets, [](const detail::HostTarget& t) { return t.node->shape.size() == 0; });

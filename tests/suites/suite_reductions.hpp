@@ -267,6 +267,26 @@ TEST_F(Reductions, ReductionsFeedElementwiseOperations) {
   }
 }
 
+// Long runs of values far from zero (each thread folds many of them), with an outlier first and
+// a slow drift: the variance must not lose digits to the offset.
+TEST_F(Reductions, VarianceOfLongOffsetRunsKeepsItsDigits) {
+  const index_t n = 60000;
+  Dense<double> ref({n, 2});
+  for (index_t i = 0; i < n; ++i) {
+    ref[2 * i] = 1e8 + 0.25 * static_cast<double>(i % 7) + 1e-4 * static_cast<double>(i);
+    ref[2 * i + 1] = i == 0 ? 1e12 : 3.0 + 0.5 * static_cast<double>(i % 5);
+  }
+  const auto want_var = ref_var(ref, {0}, 1, false);
+  const auto want_mean = ref_mean(ref, {0});
+  for (const auto& c : std::vector<Chunks>{Chunks{n, 2}, Chunks{4096, 1}, Chunks{777, 2}}) {
+    SCOPED_TRACE(label(c));
+    const auto x = make_array<Backend>(ref, c);
+    auto [mean, var] = compute(ComputeOptions{}, x.mean(Axes{0}), x.var(Axes{0}, 1));
+    EXPECT_TRUE(matches(var, want_var, {1e-6, 0.0})); // a naive sum of squares: 1e-1
+    EXPECT_TRUE(matches(mean, want_mean, {1e-12, 0.0}));
+  }
+}
+
 TEST_F(Reductions, VarianceOfConstantsIsZeroAndDdofCanExceedN) {
   const auto x = full<double, Backend>(Shape{5, 4}, Chunks{2, 3}, 1e8 + 0.5);
   EXPECT_EQ(x.var().item(), 0.0) << "variance must not suffer cancellation";

@@ -24,13 +24,14 @@ class NDArray {
   using value_type = T;
 
   NDArray() : NDArray(Shape{0}) {}
-  /// Uninitialised storage for `shape` (values are zero-initialised).
-  explicit NDArray(Shape shape)
-      : shape_(std::move(shape)), size_(shape_.size()),
-        data_(static_cast<T*>(detail::allocate_host(bytes_of(size_))), Free{bytes_of(size_)}) {
+  /// Storage for `shape`, every value zero.
+  explicit NDArray(Shape shape) : NDArray(uninitialized(std::move(shape))) {
     std::memset(data_.get(), 0, bytes_of(size_)); // all-zero bits are 0 for every element type
   }
-  NDArray(Shape shape, std::span<const T> values) : NDArray(std::move(shape)) {
+  /// Storage for `shape` whose values are unspecified until written: for code that writes every
+  /// element next (compute() does), which then touches the memory once instead of twice.
+  static NDArray uninitialized(Shape shape) { return NDArray(std::move(shape), Raw{}); }
+  NDArray(Shape shape, std::span<const T> values) : NDArray(std::move(shape), Raw{}) {
     if (static_cast<index_t>(values.size()) != size_)
       throw ShapeError("NDArray: " + std::to_string(values.size()) +
                        " values given for shape " + shape_.to_string() + " of " +
@@ -77,6 +78,11 @@ class NDArray {
   }
 
  private:
+  struct Raw {};
+  NDArray(Shape shape, Raw)
+      : shape_(std::move(shape)), size_(shape_.size()),
+        data_(static_cast<T*>(detail::allocate_host(bytes_of(size_))), Free{bytes_of(size_)}) {}
+
   template <std::size_t N>
   std::size_t offset_of(const std::array<index_t, N>& index) const {
     if (static_cast<index_t>(N) != shape_.ndim())

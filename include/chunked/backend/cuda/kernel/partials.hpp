@@ -104,6 +104,52 @@ struct MomentsAcc {
   }
 };
 
+/// What one thread folds its elements into before its state joins the others': the accumulator
+/// itself, except for moments (below).
+template <class Acc> struct Folder {
+  Acc acc;
+  static CHUNKED_KD Folder start() { return {Acc::identity()}; }
+  template <class T> CHUNKED_KD void add(T x, i64 index) { acc.add(x, index); }
+  CHUNKED_KD Acc done() const { return acc; }
+};
+
+/// Moments fold runs of `run` elements as sums of their offsets from the run's first element,
+/// then merge each run's (count, mean, M2) into the state: two additions and a multiply-add per
+/// element instead of a division each. Shifting by an element of the run bounds the rounding of
+/// the run's M2 = s2 - s1 * s1 / c to about (c + 1) ulp of itself, as that element's own
+/// deviation is part of M2. NaN propagates, and an infinite element makes the moments NaN (the
+/// variance of data holding one is NaN in NumPy too).
+template <> struct Folder<MomentsAcc> {
+  static constexpr int run = 32;
+  MomentsAcc acc;
+  double shift, s1, s2;
+  int count;
+  static CHUNKED_KD Folder start() { return {MomentsAcc::identity(), 0.0, 0.0, 0.0, 0}; }
+  template <class T> CHUNKED_KD void add(T x, i64) {
+    const double v = static_cast<double>(x);
+    shift = count == 0 ? v : shift;
+    const double d = v - shift;
+    s1 += d;
+    s2 = __fma_rn(d, d, s2);
+    if (++count == run)
+      flush();
+  }
+  CHUNKED_KD void flush() {
+    if (count == 0)
+      return;
+    const double c = static_cast<double>(count);
+    const double offset = s1 / c;
+    const double m2 = s2 - s1 * offset;
+    acc.merge3(c, shift + offset, m2 < 0.0 ? 0.0 : m2);
+    count = 0;
+    s1 = s2 = 0.0;
+  }
+  CHUNKED_KD MomentsAcc done() {
+    flush();
+    return acc;
+  }
+};
+
 /// argmin/argmax: scalar::arg_better's order (NaN, then the better value, then the smaller
 /// index); the identity's index is INT64_MAX so any real element replaces it.
 template <class V, bool Max> struct ArgAcc {

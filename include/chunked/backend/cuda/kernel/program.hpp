@@ -150,7 +150,7 @@ template <class P, class Acc>
 CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
   constexpr int nd = P::nd > 0 ? P::nd : 1;
   constexpr unsigned mask = all_axes<P::nd>();
-  Acc acc = Acc::identity();
+  auto fold = Folder<Acc>::start();
   i64 i[nd] = {};
   bool by_rows = false;
   if constexpr (P::nd >= 2) {
@@ -168,7 +168,7 @@ CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
       for (i64 r = r0; r < r1; ++r) {
         for (i64 c = threadIdx.x; c < inner; c += block_threads) {
           i[last] = c;
-          acc.add(P::eval(a, i), P::index(a, i));
+          fold.add(P::eval(a, i), P::index(a, i));
         }
         advance<P::nd, outer>(next, a.extent, i);
       }
@@ -181,11 +181,11 @@ CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
     unflatten<P::nd, mask>(t0, a.extent, i);
     unflatten<P::nd, mask>(stride, a.extent, step);
     for (i64 t = t0; t < a.size; t += stride) {
-      acc.add(P::eval(a, i), P::index(a, i));
+      fold.add(P::eval(a, i), P::index(a, i));
       advance<P::nd, mask>(step, a.extent, i);
     }
   }
-  const Acc total = block_fold(acc);
+  const Acc total = block_fold(fold.done());
   if (threadIdx.x == 0)
     total.store(static_cast<i64*>(a.scratch) + blockIdx.x * Acc::words);
 }
@@ -220,18 +220,18 @@ CHUNKED_KD void reduce_axes_kernel(const ProgramArgs& a) {
   const i64 lanes = static_cast<i64>(gridDim.y) * RY;
   const i64 lane = static_cast<i64>(blockIdx.y) * RY + ty;
   i64 i[nd] = {}, step[nd] = {};
-  Acc acc = Acc::identity();
+  auto fold = Folder<Acc>::start();
   if (q < a.kept) {
     unflatten<P::nd, kept_mask>(q, a.extent, i);
     unflatten<P::nd, reduced_mask>(lane, a.extent, i);
     unflatten<P::nd, reduced_mask>(lanes, a.extent, step);
     for (i64 r = lane; r < a.reduced; r += lanes) {
-      acc.add(P::eval(a, i), P::index(a, i));
+      fold.add(P::eval(a, i), P::index(a, i));
       advance<P::nd, reduced_mask>(step, a.extent, i);
     }
   }
   __shared__ Acc shared[block_threads];
-  shared[threadIdx.x] = acc;
+  shared[threadIdx.x] = fold.done();
   __syncthreads();
 #pragma unroll
   for (int s = RY / 2; s > 0; s >>= 1) {
