@@ -48,11 +48,19 @@ plan::BlockProgram program(std::vector<plan::Leaf> leaves, std::vector<plan::Ins
   return p;
 }
 
+/// Compiles the program's kernel set for its box, and for reductions along some axes the other
+/// set of that kind as well (boxes with few reduced positions take the wide one).
 void expect_compiles(const plan::BlockProgram& p) {
-  const std::string source = cuda::generate_source(p);
-  std::vector<char> cubin;
-  EXPECT_NO_THROW(cubin = cuda::compile_to_cubin(p.structure_key(), source, "sm_90"))
-      << p.describe() << "\n" << source;
+  using cuda::KernelSet;
+  std::vector<KernelSet> sets{cuda::kernel_set(p)};
+  if (sets[0] == KernelSet::reduce_axes_wide || sets[0] == KernelSet::reduce_axes_narrow)
+    sets = {KernelSet::reduce_axes_wide, KernelSet::reduce_axes_narrow};
+  for (const KernelSet set : sets) {
+    const std::string source = cuda::generate_source(p, set);
+    std::vector<char> cubin;
+    EXPECT_NO_THROW(cubin = cuda::compile_to_cubin(cuda::module_key(p, set), source, "sm_90"))
+        << p.describe() << "\n" << source;
+  }
 }
 
 TEST(CudaCodegenCoverage, EveryOpOnEveryAcceptedDtype) {

@@ -100,24 +100,60 @@ plan::BlockProgram sample_program(plan::Sink::Kind sink) {
 }
 
 TEST(CudaCodegen, GeneratedKernelsCompileWithNvrtc) {
+  using cuda::KernelSet;
   for (auto kind : {plan::Sink::Kind::store, plan::Sink::Kind::reduce}) {
     const plan::BlockProgram p = sample_program(kind);
-    const std::string source = cuda::generate_source(p);
-    std::vector<char> cubin;
-    ASSERT_NO_THROW(cubin = cuda::compile_to_cubin(p.structure_key(), source, "sm_90")) << source;
-    EXPECT_GT(cubin.size(), 1000u);
+    const auto sets = kind == plan::Sink::Kind::store
+                          ? std::vector<KernelSet>{KernelSet::store}
+                          : std::vector<KernelSet>{KernelSet::reduce_all, KernelSet::reduce_axes_wide,
+                                                   KernelSet::reduce_axes_narrow};
+    for (const KernelSet set : sets) {
+      const std::string source = cuda::generate_source(p, set);
+      std::vector<char> cubin;
+      ASSERT_NO_THROW(cubin = cuda::compile_to_cubin(cuda::module_key(p, set), source, "sm_90"))
+          << source;
+      EXPECT_GT(cubin.size(), 1000u);
+    }
   }
 }
 
-TEST(CudaCodegen, SourceDependsOnStructureOnly) {
+TEST(CudaCodegen, SourceDependsOnStructureAndKernelSetOnly) {
+  using cuda::KernelSet;
   plan::BlockProgram a = sample_program(plan::Sink::Kind::store);
   plan::BlockProgram b = a;
   b.extent = {7, 9};
   b.leaves[0].seed = 99;
   b.leaves[0].map.base = 12345;
-  EXPECT_EQ(cuda::generate_source(a), cuda::generate_source(b));
+  EXPECT_EQ(cuda::generate_source(a, KernelSet::store), cuda::generate_source(b, KernelSet::store));
   b.instrs[5].op = plan::OpCode::sin;
-  EXPECT_NE(cuda::generate_source(a), cuda::generate_source(b));
+  EXPECT_NE(cuda::generate_source(a, KernelSet::store), cuda::generate_source(b, KernelSet::store));
+  const plan::BlockProgram r = sample_program(plan::Sink::Kind::reduce);
+  EXPECT_NE(cuda::generate_source(r, KernelSet::reduce_axes_wide),
+            cuda::generate_source(r, KernelSet::reduce_axes_narrow));
+  EXPECT_NE(cuda::module_key(r, KernelSet::reduce_axes_wide),
+            cuda::module_key(r, KernelSet::reduce_axes_narrow));
+  EXPECT_THROW(cuda::generate_source(a, KernelSet::reduce_all), ValueError);
+  EXPECT_THROW(cuda::generate_source(r, KernelSet::store), ValueError);
+}
+
+// A block's kernel set follows from its box: every axis reduced (or one kept position), the
+// innermost axis kept or few positions reduced (32 kept positions per CUDA block), else one.
+TEST(CudaCodegen, KernelSetFollowsTheBox) {
+  using cuda::KernelSet;
+  plan::BlockProgram p = sample_program(plan::Sink::Kind::store);
+  EXPECT_EQ(cuda::kernel_set(p), KernelSet::store);
+  p.sink.kind = plan::Sink::Kind::reduce;
+  p.extent = {100, 200};
+  p.sink.reduced_axes = 0b11;
+  EXPECT_EQ(cuda::kernel_set(p), KernelSet::reduce_all);
+  p.sink.reduced_axes = 0b01;
+  EXPECT_EQ(cuda::kernel_set(p), KernelSet::reduce_axes_wide);
+  p.sink.reduced_axes = 0b10;
+  EXPECT_EQ(cuda::kernel_set(p), KernelSet::reduce_axes_narrow);
+  p.extent = {100, 63};
+  EXPECT_EQ(cuda::kernel_set(p), KernelSet::reduce_axes_wide);
+  p.extent = {1, 200};
+  EXPECT_EQ(cuda::kernel_set(p), KernelSet::reduce_all);
 }
 
 // ---- Cross-backend through the public API ---------------------------------------------------

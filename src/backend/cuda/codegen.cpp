@@ -149,8 +149,39 @@ void check_program(const BlockProgram& p) {
 
 } // namespace
 
-std::string generate_source(const BlockProgram& p) {
+KernelSet kernel_set(const BlockProgram& p) {
+  if (p.sink.kind != plan::Sink::Kind::reduce)
+    return KernelSet::store;
+  index_t kept = 1, reduced = 1;
+  for (int d = 0; d < p.ndim; ++d)
+    (((p.sink.reduced_axes >> d) & 1u) ? reduced : kept) *= p.extent[d];
+  if (kept == 1)
+    return KernelSet::reduce_all;
+  const bool innermost_kept = p.ndim > 0 && ((p.sink.reduced_axes >> (p.ndim - 1)) & 1u) == 0;
+  return innermost_kept || reduced < 64 ? KernelSet::reduce_axes_wide
+                                        : KernelSet::reduce_axes_narrow;
+}
+
+const char* kernel_set_name(KernelSet set) {
+  switch (set) {
+  case KernelSet::store: return "store";
+  case KernelSet::reduce_all: return "reduce_all";
+  case KernelSet::reduce_axes_wide: return "reduce_axes_wide";
+  case KernelSet::reduce_axes_narrow: return "reduce_axes_narrow";
+  }
+  return "unknown";
+}
+
+std::string module_key(const BlockProgram& p, KernelSet set) {
+  return p.structure_key() + "/" + kernel_set_name(set);
+}
+
+std::string generate_source(const BlockProgram& p, KernelSet set) {
   check_program(p);
+  if ((set == KernelSet::store) != (p.sink.kind != plan::Sink::Kind::reduce))
+    throw ValueError(fmt::format("cuda codegen: kernel set {} for a program with a {} sink",
+                                 kernel_set_name(set),
+                                 p.sink.kind == plan::Sink::Kind::reduce ? "reduce" : "store"));
   bool random = false;
   for (const auto& leaf : p.leaves)
     random = random || leaf.kind == LeafKind::normal || leaf.kind == LeafKind::uniform ||
@@ -161,7 +192,7 @@ std::string generate_source(const BlockProgram& p) {
 
   std::string s;
   auto out = std::back_inserter(s);
-  fmt::format_to(out, "// {}\n", p.structure_key());
+  fmt::format_to(out, "// {} {}\n", p.structure_key(), kernel_set_name(set));
   if (random)
     s += "#define CHUNKED_KERNEL_RANDOM 1\n";
   s += "#include <chunked/backend/cuda/kernel/program.hpp>\n"
@@ -243,24 +274,24 @@ std::string generate_source(const BlockProgram& p) {
   }
   const std::string acc = accumulator(p.sink.op, result);
   fmt::format_to(out, "using Acc = {};\n", acc);
+  if (set == KernelSet::reduce_all) {
+    fmt::format_to(out,
+                   "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
+                   "const __grid_constant__ ProgramArgs a, long long rows_per_part) {{ "
+                   "reduce_all_kernel<P, Acc>(a, rows_per_part); }}\n",
+                   kernel_reduce_all);
+    fmt::format_to(out,
+                   "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
+                   "const __grid_constant__ ProgramArgs a, int parts) {{ "
+                   "reduce_final_kernel<Acc>(a, parts); }}\n",
+                   kernel_reduce_final);
+    return s;
+  }
+  const bool wide = set == KernelSet::reduce_axes_wide;
   fmt::format_to(out,
                  "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
-                 "const __grid_constant__ ProgramArgs a, long long rows_per_part) {{ "
-                 "reduce_all_kernel<P, Acc>(a, rows_per_part); }}\n",
-                 kernel_reduce_all);
-  fmt::format_to(out,
-                 "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
-                 "const __grid_constant__ ProgramArgs a, int parts) {{ "
-                 "reduce_final_kernel<Acc>(a, parts); }}\n",
-                 kernel_reduce_final);
-  fmt::format_to(out,
-                 "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
-                 "const __grid_constant__ ProgramArgs a) {{ reduce_axes_kernel<P, Acc, 32>(a); }}\n",
-                 kernel_reduce_axes_wide);
-  fmt::format_to(out,
-                 "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
-                 "const __grid_constant__ ProgramArgs a) {{ reduce_axes_kernel<P, Acc, 1>(a); }}\n",
-                 kernel_reduce_axes_narrow);
+                 "const __grid_constant__ ProgramArgs a) {{ reduce_axes_kernel<P, Acc, {}>(a); }}\n",
+                 wide ? kernel_reduce_axes_wide : kernel_reduce_axes_narrow, wide ? 32 : 1);
   fmt::format_to(out,
                  "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
                  "const __grid_constant__ ProgramArgs a, int segments) {{ "

@@ -69,10 +69,9 @@ unsigned grid_for(index_t n, index_t per_thread = 1) {
 }
 
 /// The launch of a reduction along some axes (program.hpp's reduce_axes_kernel): 32 kept
-/// positions per CUDA block when the innermost axis is kept or few positions are reduced, else
-/// one; and segments that split the reduced positions until the grid holds about 2^18 threads,
-/// each folding at least 16 positions. Derived from the box alone, so results never depend on
-/// the GPU.
+/// positions per CUDA block for the wide kernel set (codegen's kernel_set), else one; and
+/// segments that split the reduced positions until the grid holds about 2^18 threads, each
+/// folding at least 16 positions. Derived from the box alone, so results never depend on the GPU.
 struct AxesLaunch {
   bool wide = true;
   index_t blocks = 1;
@@ -85,8 +84,7 @@ AxesLaunch axes_launch(const BlockProgram& p, index_t kept, index_t reduced) {
   constexpr index_t max_segments = 65535; // CUDA's limit on gridDim.y
   const index_t threads = kernel::block_threads_host;
   AxesLaunch l;
-  const bool innermost_kept = p.ndim > 0 && ((p.sink.reduced_axes >> (p.ndim - 1)) & 1u) == 0;
-  l.wide = innermost_kept || reduced < 64;
+  l.wide = kernel_set(p) == KernelSet::reduce_axes_wide;
   const index_t kx = l.wide ? 32 : 1;
   const index_t ry = threads / kx;
   l.blocks = (kept + kx - 1) / kx;
@@ -382,12 +380,13 @@ private:
   }
 
   const Module& module_for(DeviceSlot& d, const BlockProgram& p) {
-    const std::string key = p.structure_key();
+    const KernelSet set = kernel_set(p);
+    std::string key = module_key(p, set);
     auto it = d.modules.find(key);
     if (it != d.modules.end())
       return *it->second;
-    const Module& m = get_module(d.id, key, generate_source(p));
-    d.modules.emplace(key, &m);
+    const Module& m = get_module(d.id, key, generate_source(p, set));
+    d.modules.emplace(std::move(key), &m);
     return m;
   }
 
@@ -638,27 +637,41 @@ std::vector<int> select_devices(const ComputeOptions& options) {
   return devices;
 }
 
-/// Compiles the plan's distinct programs for every device before any task runs, on several
-/// threads: NVRTC compiles one program on one thread, so a first run of a plan with several
-/// programs then waits for its slowest compile rather than for their sum. Programs met later
-/// (none, unless two blocks of a stage differ in structure) compile when first launched.
+/// Compiles the modules a plan's tasks launch for every device before any task runs, on
+/// several threads: NVRTC compiles one module on one thread, so a first run of a plan with
+/// several programs then waits for its slowest compile rather than for their sum. Tasks of one
+/// stage differ only in their box, so the kernel sets of its first and last blocks (the ragged
+/// edge) stand for all of them; a set met later compiles when first launched.
 void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices) {
-  std::vector<std::pair<std::string, std::string>> jobs; // structure key, source
+  std::vector<std::pair<std::string, std::string>> jobs; // module key, source
   std::unordered_set<std::string> seen;
   auto add = [&](const BlockProgram& p) {
-    std::string key = p.structure_key();
+    if (p.size() == 0)
+      return; // launches nothing
+    const KernelSet set = kernel_set(p);
+    std::string key = module_key(p, set);
     if (seen.insert(key).second)
-      jobs.emplace_back(std::move(key), generate_source(p));
+      jobs.emplace_back(std::move(key), generate_source(p, set));
   };
-  std::vector<char> stage_seen(plan.stages.size(), 0);
-  BlockProgram program;
+  std::vector<plan::TaskId> first(plan.stages.size(), ~plan::TaskId{0}), last = first;
   for (std::size_t t = 0; t < plan.tasks.size(); ++t) {
     const plan::Task& task = plan.tasks[t];
-    if (task.kind == TaskKind::program && !stage_seen[task.index]) {
-      stage_seen[task.index] = 1;
-      plan.instantiate(static_cast<plan::TaskId>(t), program);
-      add(program);
-    } else if (task.kind == TaskKind::gather) {
+    if (task.kind != TaskKind::program)
+      continue;
+    if (first[task.index] == ~plan::TaskId{0})
+      first[task.index] = static_cast<plan::TaskId>(t);
+    last[task.index] = static_cast<plan::TaskId>(t);
+  }
+  BlockProgram program;
+  for (std::size_t st = 0; st < plan.stages.size(); ++st)
+    for (const plan::TaskId t : {first[st], last[st]})
+      if (t != ~plan::TaskId{0}) {
+        plan.instantiate(t, program);
+        add(program);
+      }
+  for (std::size_t t = 0; t < plan.tasks.size(); ++t) {
+    const plan::Task& task = plan.tasks[t];
+    if (task.kind == TaskKind::gather) {
       for (const auto& piece : plan.gathers[task.index])
         add(piece.program);
     }

@@ -6,6 +6,7 @@
 #include <chunked/backend/cuda/kernel/args.hpp>
 #include <chunked/plan/block_program.hpp>
 
+#include <cstdint>
 #include <string>
 
 namespace chunked::cuda {
@@ -20,11 +21,29 @@ inline constexpr const char* kernel_reduce_axes_wide = "chunked_reduce_axes_wide
 inline constexpr const char* kernel_reduce_axes_narrow = "chunked_reduce_axes_narrow";
 inline constexpr const char* kernel_reduce_axes_final = "chunked_reduce_axes_final";
 
-/// CUDA C++ source of `program`'s kernels. It depends only on `program.structure_key()`: two
-/// programs with the same key get the same text, so one compiled module serves both. Throws
-/// ValueError for a program that the generator cannot express (rank or leaf count over the
-/// argument block's limits, unknown opcodes).
-std::string generate_source(const plan::BlockProgram& program);
+/// Which of a program's kernels a block needs: store programs `store`; reductions over every
+/// axis of the block `reduce_all` (pass 1 and 2); along some axes `reduce_axes_wide` or
+/// `reduce_axes_narrow` (each with the fold of the segments). A module holds one set, so a first
+/// run compiles only the kernels its blocks launch (each kernel is a separate ptxas job).
+enum class KernelSet : std::uint8_t { store, reduce_all, reduce_axes_wide, reduce_axes_narrow };
+
+/// The set for this block of a program: from its structure and its box alone. Along some axes,
+/// CUDA blocks hold 32 kept positions when the innermost axis is kept or fewer than 64 positions
+/// are reduced (a warp then reads 32 neighbours at once), else one.
+KernelSet kernel_set(const plan::BlockProgram& program);
+
+/// Name of a set, as module keys use it.
+const char* kernel_set_name(KernelSet set);
+
+/// CUDA C++ source of the kernels of `set` for `program`. It depends only on
+/// `program.structure_key()` and `set`: two programs with the same key get the same text, so one
+/// compiled module serves both. Throws ValueError for a program that the generator cannot express
+/// (rank or leaf count over the argument block's limits, unknown opcodes) and for a set that does
+/// not match its sink.
+std::string generate_source(const plan::BlockProgram& program, KernelSet set);
+
+/// The key of the module holding `set` for `program` (structure key and set).
+std::string module_key(const plan::BlockProgram& program, KernelSet set);
 
 /// The constants of `program` (extents, index maps, scalars, seeds) and the data pointers, in the
 /// layout the generated kernels read. `inputs[j]` is the device pointer of stored input j.
