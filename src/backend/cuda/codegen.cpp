@@ -202,6 +202,8 @@ std::string generate_source(const BlockProgram& p, KernelSet set) {
                  c_type(result), p.ndim);
   fmt::format_to(out, "  static constexpr unsigned reduced = 0x{:x}u;\n",
                  reduce ? p.sink.reduced_axes : 0u);
+  // Positions each thread evaluates before using them (program.hpp's store_kernel).
+  fmt::format_to(out, "  static constexpr int batch = {};\n", random ? 1 : 4);
   fmt::format_to(out,
                  "  static CHUNKED_KD i64 index(const ProgramArgs& a, const i64* i) {{ {} }}\n",
                  arg ? "return at<nd>(a.index, i);" : "(void)a; (void)i; return 0;");

@@ -5,7 +5,8 @@
 
 // For NVRTC (the generated source includes it) and nvcc. A generated program is a struct P with
 //   using result_type = ...;  static constexpr int nd = ...;  static constexpr unsigned reduced =
-//   ...; static T eval(const ProgramArgs&, const i64* i);     // the program's value at position i
+//   ...; static constexpr int batch = ...;  // positions a thread evaluates before using them
+//   static T eval(const ProgramArgs&, const i64* i);     // the program's value at position i
 //   static i64 index(const ProgramArgs&, const i64* i);  // argmin/argmax index at i
 // Nothing here depends on thread timing: every reduction folds in an order fixed by the launch
 // shape, which the host derives from the box size alone.
@@ -106,17 +107,38 @@ template <class T> CHUNKED_KD T arange_value(const LeafArgs& l, i64 pos) {
     return cast_value<T>(wrap_add(l.ai, wrap_mul(pos, l.bi)));
 }
 
+/// Each thread evaluates P::batch positions (a grid stride apart) before it uses any of them:
+/// programs that only read memory then have that many loads in flight per thread instead of one,
+/// which a kernel bound by memory latency needs to reach the bus's rate. Random programs, bound
+/// by arithmetic, use batch 1. The order in which a thread folds its values does not change.
 template <class P> CHUNKED_KD void store_kernel(const ProgramArgs& a) {
   using T = typename P::result_type;
   constexpr int nd = P::nd > 0 ? P::nd : 1;
   constexpr unsigned mask = all_axes<P::nd>();
+  constexpr int batch = P::batch;
   T* out = static_cast<T*>(a.out);
   const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
   const i64 t0 = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
   i64 i[nd] = {}, step[nd] = {};
   unflatten<P::nd, mask>(t0, a.extent, i);
   unflatten<P::nd, mask>(stride, a.extent, step);
-  for (i64 t = t0; t < a.size; t += stride) {
+  i64 t = t0;
+  if constexpr (batch > 1) {
+    for (; t + (batch - 1) * stride < a.size; t += batch * stride) {
+      T v[batch];
+      i64 at_out[batch];
+#pragma unroll
+      for (int u = 0; u < batch; ++u) {
+        v[u] = P::eval(a, i);
+        at_out[u] = at<P::nd>(a.sink, i);
+        advance<P::nd, mask>(step, a.extent, i);
+      }
+#pragma unroll
+      for (int u = 0; u < batch; ++u)
+        out[at_out[u]] = v[u];
+    }
+  }
+  for (; t < a.size; t += stride) {
     out[at<P::nd>(a.sink, i)] = P::eval(a, i);
     advance<P::nd, mask>(step, a.extent, i);
   }
@@ -225,7 +247,25 @@ CHUNKED_KD void reduce_axes_kernel(const ProgramArgs& a) {
     unflatten<P::nd, kept_mask>(q, a.extent, i);
     unflatten<P::nd, reduced_mask>(lane, a.extent, i);
     unflatten<P::nd, reduced_mask>(lanes, a.extent, step);
-    for (i64 r = lane; r < a.reduced; r += lanes) {
+    i64 r = lane;
+    if constexpr (P::batch > 1) {
+      // As store_kernel: the batch's loads first, then its folds in the same order.
+      constexpr int batch = P::batch;
+      for (; r + (batch - 1) * lanes < a.reduced; r += batch * lanes) {
+        typename P::result_type v[batch];
+        i64 index[batch];
+#pragma unroll
+        for (int u = 0; u < batch; ++u) {
+          v[u] = P::eval(a, i);
+          index[u] = P::index(a, i);
+          advance<P::nd, reduced_mask>(step, a.extent, i);
+        }
+#pragma unroll
+        for (int u = 0; u < batch; ++u)
+          fold.add(v[u], index[u]);
+      }
+    }
+    for (; r < a.reduced; r += lanes) {
       fold.add(P::eval(a, i), P::index(a, i));
       advance<P::nd, reduced_mask>(step, a.extent, i);
     }
