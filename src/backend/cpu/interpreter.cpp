@@ -739,6 +739,8 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
   index_t moment_lo = 0, moment_span = 0;
   thread_local std::vector<double> moment_scratch;
   MomentColumns columns{};
+  bool uniform_counts = false;
+  double uniform_count = 0;
   if (reduce && !all_reduced && sink_map.coef[g.ndim - 1] == 1 &&
       (p.sink.op == plan::ReduceOp::var || p.sink.op == plan::ReduceOp::std)) {
     moment_rows =
@@ -782,6 +784,7 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
     // the loads from the next (4K aliasing): shift each by 136 bytes more.
     const index_t pitch = moment_span + 17;
     moment_scratch.resize(static_cast<std::size_t>(3 * pitch));
+    uniform_counts = wide_moments != nullptr && moment_span > 0;
     columns = {moment_scratch.data(), moment_scratch.data() + pitch,
                moment_scratch.data() + 2 * pitch};
     const PartialWord* e = partials + moment_lo * 3;
@@ -789,8 +792,23 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
       columns.count[k] = e[3 * k].f;
       columns.mean[k] = e[3 * k + 1].f;
       columns.m2[k] = e[3 * k + 2].f;
+      uniform_counts = uniform_counts && columns.count[k] == columns.count[0];
     }
+    uniform_count = columns.count[0];
   }
+  // While the rows fold into the entries in order (each row, or its consecutive runs, covering
+  // all of them, as when whole rows of a block fold into one row of entries), the counts are
+  // uniform_count + 1 before `frontier` and uniform_count from there: the wide loop then neither
+  // reads nor writes the count column, which is written once, at the end or when a run breaks
+  // the order.
+  index_t frontier = 0;
+  auto spread_count = [&] {
+    if (!uniform_counts)
+      return;
+    std::fill(columns.count, columns.count + frontier, uniform_count + 1.0);
+    std::fill(columns.count + frontier, columns.count + moment_span, uniform_count);
+    uniform_counts = false;
+  };
 
   thread_local TileRuns runs;
   for (index_t t0 = 0; t0 < size; t0 += tile_elements) {
@@ -832,13 +850,32 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
         const std::size_t elem = dtype_size(result_dtype);
         runs.each(sink_map, [&](index_t j, index_t offset, index_t, index_t len) {
           index_t at = offset - moment_lo;
-          if (wide_moments) {
-            const index_t done = wide_moments(static_cast<const double*>(values) + j, len,
-                                              columns.count + at, columns.mean + at,
-                                              columns.m2 + at);
+          if (uniform_counts && at == frontier && len > 0 && at + len <= moment_span) {
+            const index_t done =
+                wide_moments(static_cast<const double*>(values) + j, len, uniform_count, nullptr,
+                             columns.mean + at, columns.m2 + at);
+            frontier += done;
+            if (frontier == moment_span) {
+              uniform_count += 1.0;
+              frontier = 0;
+            }
+            if (done == len)
+              return;
+            // The rest goes element by element: give each entry its own count again.
+            spread_count();
             j += done;
             at += done;
             len -= done;
+          } else {
+            spread_count();
+            if (wide_moments) {
+              const index_t done =
+                  wide_moments(static_cast<const double*>(values) + j, len, 0.0,
+                               columns.count + at, columns.mean + at, columns.m2 + at);
+              j += done;
+              at += done;
+              len -= done;
+            }
           }
           if (len > 0)
             moment_rows(static_cast<const std::byte*>(values) + static_cast<std::size_t>(j) * elem,
@@ -862,6 +899,7 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
     }
   }
   if (moment_rows) {
+    spread_count();
     PartialWord* e = partials + moment_lo * 3;
     for (index_t k = 0; k < moment_span; ++k) {
       e[3 * k].f = columns.count[k];

@@ -25,7 +25,10 @@ struct InterpreterKernels {
   /// cpu::moments_row<double> on columns (count, mean, m2) for a leading part of the row: returns
   /// how many entries it folded, stopping before a block that holds an entry whose count differs
   /// from the first's or whose value or state is not finite; the baseline loop folds the rest.
-  index_t (*moments_row_f64)(const double* x, index_t n, double* count, double* mean, double* m2);
+  /// With count null, every entry has seen `na` elements and only mean and m2 are read and
+  /// written (the caller adds one to its single count when the whole row is folded).
+  index_t (*moments_row_f64)(const double* x, index_t n, double na, double* count, double* mean,
+                             double* m2);
 };
 
 /// The AVX-512 and AVX2 loops (one source, interpreter_loops.inc), or nullptr when this build has
