@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The host allocator behind blocks and NDArray: alignment, reuse of large blocks, fresh NDArrays
 // zeroed whatever memory they reuse.
+#include <chunked/chunked.hpp>
 #include <chunked/core/buffer.hpp>
 #include <chunked/core/ndarray.hpp>
 
@@ -49,6 +50,28 @@ TEST(HostMemory, NDArraysStartAtZeroOnReusedMemory) {
     ASSERT_EQ(a.data()[j], 0.0) << j;
   NDArray<double> moved = std::move(a); // the deleter, with the size, moves along
   EXPECT_EQ(moved.size(), static_cast<index_t>(bytes / sizeof(double)));
+}
+
+// compute() fills arrays it did not zero first: every element comes from the computation, even
+// on reused memory full of other bits.
+TEST(HostMemory, ComputeWritesEveryElementOfAnUninitializedResult) {
+  const index_t rows = 1500, cols = 3000; // 34 MiB: a reused large block
+  const std::size_t bytes = static_cast<std::size_t>(rows * cols) * sizeof(double);
+  void* dirty = detail::allocate_host(bytes);
+  std::memset(dirty, 0xff, bytes);
+  detail::free_host(dirty, bytes);
+  const void* again = nullptr;
+  {
+    auto raw = NDArray<double>::uninitialized(Shape{rows, cols});
+    EXPECT_EQ(raw.shape(), (Shape{rows, cols}));
+    EXPECT_EQ(static_cast<const void*>(raw.data()), dirty);
+    std::memset(raw.data(), 0xff, bytes);
+    again = raw.data();
+  } // back to the cache, dirty
+  const auto x = (arange<double>(0, rows * cols, 1, 1 << 20) * 0.5).compute();
+  EXPECT_EQ(static_cast<const void*>(x.data()), again);
+  for (index_t j = 0; j < x.size(); ++j)
+    ASSERT_EQ(x.data()[j], 0.5 * static_cast<double>(j)) << j;
 }
 
 } // namespace
