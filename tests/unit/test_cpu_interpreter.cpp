@@ -1185,6 +1185,71 @@ TEST(CpuInterpreter, KeptAxisSumsOfAnArithmeticResultEqualTheElementFoldBitForBi
         }
 }
 
+TEST(CpuInterpreter, ArithmeticPairsEqualTheSeparateOperationsBitForBit) {
+  // (a op1 b) op2 c and c op2 (a op1 b) for every pair of +, -, *, /, stored into a strided and
+  // a contiguous output and reduced, with a broadcast c: the wide loops run each such pair as one
+  // pass, whose values must be the two separately rounded operations'. An intermediate read
+  // twice, or by two instructions, stays a value of its own.
+  std::mt19937_64 rng(31);
+  const OpCode ops[] = {OpCode::add, OpCode::sub, OpCode::mul, OpCode::div};
+  auto apply = [](OpCode op, double x, double y) {
+    return op == OpCode::add ? x + y : op == OpCode::sub ? x - y : op == OpCode::mul ? x * y : x / y;
+  };
+  const index_t rows = 5, cols = 2051;
+  const std::vector<double> a = awkward_values(rows * cols, rng, true);
+  const std::vector<double> b = awkward_values(rows * cols, rng, true);
+  const std::vector<double> c = awkward_values(cols, rng, true);
+  const void* in[] = {a.data(), b.data(), c.data()};
+  for (OpCode op1 : ops)
+    for (OpCode op2 : ops)
+      for (bool left : {true, false}) {
+        BlockProgram p = box_program({rows, cols});
+        p.leaves = {stored_leaf(DType::float64, 0, amap(0, {cols, 1})),
+                    stored_leaf(DType::float64, 1, amap(0, {cols, 1})),
+                    stored_leaf(DType::float64, 2, amap(0, {0, 1}))};
+        p.instrs = {{op1, DType::float64, {0, 1, -1}},
+                    {op2, DType::float64, {static_cast<std::int16_t>(left ? 3 : 2),
+                                           static_cast<std::int16_t>(left ? 2 : 3), -1}}};
+        std::vector<double> want(static_cast<std::size_t>(rows * cols));
+        for (index_t r = 0; r < rows; ++r)
+          for (index_t k = 0; k < cols; ++k) {
+            const auto j = static_cast<std::size_t>(r * cols + k);
+            const double t = apply(op1, a[j], b[j]), ck = c[static_cast<std::size_t>(k)];
+            want[j] = left ? apply(op2, t, ck) : apply(op2, ck, t);
+          }
+        for (bool strided : {false, true}) {
+          p.sink.map = strided ? amap(rows * cols - 1, {-cols, -1}) : amap(0, {cols, 1});
+          std::vector<double> got(want.size());
+          run_program(p, in, got.data());
+          for (std::size_t j = 0; j < got.size(); ++j) {
+            const double w = strided ? want[want.size() - 1 - j] : want[j];
+            ASSERT_TRUE(same_bits_or_nan(got[j], w))
+                << opcode_name(op1) << ", " << opcode_name(op2) << (left ? " left" : " right")
+                << (strided ? " strided" : "") << " element " << j << ": " << got[j] << " vs "
+                << w;
+          }
+        }
+      }
+  // t = a - b read twice (t * t), and t read by two instructions ((t + c) * t): no pair.
+  BlockProgram p = box_program({rows, cols});
+  p.leaves = {stored_leaf(DType::float64, 0, amap(0, {cols, 1})),
+              stored_leaf(DType::float64, 1, amap(0, {cols, 1})),
+              stored_leaf(DType::float64, 2, amap(0, {0, 1}))};
+  p.instrs = {{OpCode::sub, DType::float64, {0, 1, -1}},
+              {OpCode::mul, DType::float64, {3, 3, -1}},
+              {OpCode::add, DType::float64, {4, 2, -1}},
+              {OpCode::mul, DType::float64, {5, 3, -1}}};
+  p.sink.map = amap(0, {cols, 1});
+  std::vector<double> got(static_cast<std::size_t>(rows * cols));
+  run_program(p, in, got.data());
+  for (index_t r = 0; r < rows; ++r)
+    for (index_t k = 0; k < cols; ++k) {
+      const auto j = static_cast<std::size_t>(r * cols + k);
+      const double t = a[j] - b[j];
+      ASSERT_TRUE(same_bits_or_nan(got[j], (t * t + c[static_cast<std::size_t>(k)]) * t)) << j;
+    }
+}
+
 TEST(CpuInterpreter, MinMaxOverAllAxesKeepTheFirstNanAndTheLastOfEqualZeros) {
   // The lane-parallel extreme must give what the scalar fold gives: the first NaN's bits, and
   // among zeros of both signs the sign of the last one in box order.

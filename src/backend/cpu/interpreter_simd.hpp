@@ -4,6 +4,9 @@
 
 #include <chunked/core/types.hpp>
 
+#include <array>
+#include <utility>
+
 namespace chunked::cpu::detail {
 
 /// Loops compiled for a wider instruction set than the library's baseline. Each does exactly the
@@ -29,6 +32,10 @@ struct InterpreterKernels {
   /// written (the caller adds one to its single count when the whole row is folded).
   index_t (*moments_row_f64)(const double* x, index_t n, double na, double* count, double* mean,
                              double* m2);
+  /// Two float64 add/sub/mul/div in one pass: entry op1 * 8 + op2 * 2 + left computes
+  /// r = (a op1 b) op2 c when left is 1 and r = c op2 (a op1 b) when it is 0, from args
+  /// {a, b, c}; each operation rounds as the single loops do.
+  const Binary* binary_pair_f64;
 };
 
 /// The AVX-512 and AVX2 loops (one source, interpreter_loops.inc), or nullptr when this build has
