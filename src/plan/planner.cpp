@@ -101,6 +101,9 @@ class Planner {
   Body lower_root(const NodePtr& n, const NodePtr& iteration_node);
   std::uint32_t add_stage(Body body, const ChunkGrid& grid);
   TaskId add_task(Task t, std::vector<TaskId> deps);
+  /// A combine task of combines[comb] over `parts` (in that order) for output block `block`.
+  TaskId add_combine_task(std::uint32_t comb, index_t block, const std::vector<TaskId>& parts,
+                          const Output& output);
   /// A task running stage's program on one block, with its stored-leaf inputs resolved.
   TaskId add_program_task(std::uint32_t stage, index_t block, const Output& output);
   void add_program_inputs(std::uint32_t stage, index_t block, std::vector<TaskId>& deps);
@@ -271,6 +274,19 @@ TaskId Planner::add_task(Task t, std::vector<TaskId> deps) {
   plan.tasks.push_back(t);
   plan.deps.push_back(std::move(deps));
   return static_cast<TaskId>(plan.tasks.size() - 1);
+}
+
+TaskId Planner::add_combine_task(std::uint32_t comb, index_t block,
+                                 const std::vector<TaskId>& parts, const Output& output) {
+  Task t;
+  t.kind = TaskKind::combine;
+  t.index = comb;
+  t.block = block;
+  t.inputs_begin = static_cast<std::uint32_t>(plan.combine_inputs.size());
+  for (TaskId id : parts) plan.combine_inputs.push_back(InputRef{InputRef::Kind::task, id, nullptr});
+  t.inputs_end = static_cast<std::uint32_t>(plan.combine_inputs.size());
+  t.output = output;
+  return add_task(t, parts);
 }
 
 std::uint32_t Planner::add_stage(Body body, const ChunkGrid& grid) {
@@ -509,15 +525,10 @@ std::vector<InputRef> Planner::plan_reduce(const NodePtr& n) {
   const auto comb_index = static_cast<std::uint32_t>(plan.combines.size() - 1);
   for (std::size_t g = 0; g < shared->second.size(); ++g) {
     const TaskId root = shared->second[g];
-    Task t;
-    t.kind = TaskKind::combine;
-    t.index = comb_index;
-    t.block = static_cast<index_t>(g);
-    t.inputs_begin = static_cast<std::uint32_t>(plan.combine_inputs.size());
-    plan.combine_inputs.push_back(InputRef{InputRef::Kind::task, root, nullptr});
-    t.inputs_end = static_cast<std::uint32_t>(plan.combine_inputs.size());
-    t.output = Output{Output::Kind::buffer, n->dtype, plan.tasks[root].output.elements, -1};
-    refs.push_back(InputRef{InputRef::Kind::task, add_task(t, {root}), nullptr});
+    const Output values{Output::Kind::buffer, n->dtype, plan.tasks[root].output.elements, -1};
+    refs.push_back(InputRef{InputRef::Kind::task,
+                            add_combine_task(comb_index, static_cast<index_t>(g), {root}, values),
+                            nullptr});
   }
   return refs;
 }
@@ -571,16 +582,9 @@ std::vector<TaskId> Planner::plan_reduce_tree(const NodePtr& in, const graph::Re
       return add_program_task(stage, in->grid.block_number(bidx), Output{Output::Kind::partial, in->dtype, entries, -1});
     };
     auto combine_task = [&](const std::vector<TaskId>& parts, bool last) {
-      Task t;
-      t.kind = TaskKind::combine;
-      t.index = comb_index;
-      t.block = g;
-      t.inputs_begin = static_cast<std::uint32_t>(plan.combine_inputs.size());
-      for (TaskId id : parts) plan.combine_inputs.push_back(InputRef{InputRef::Kind::task, id, nullptr});
-      t.inputs_end = static_cast<std::uint32_t>(plan.combine_inputs.size());
-      t.output = last ? Output{Output::Kind::buffer, result_dtype, entries, -1}
-                      : Output{Output::Kind::partial, in->dtype, entries, -1};
-      return add_task(t, parts);
+      return add_combine_task(comb_index, g, parts,
+                              last ? Output{Output::Kind::buffer, result_dtype, entries, -1}
+                                   : Output{Output::Kind::partial, in->dtype, entries, -1});
     };
     // Fixed tree over members [lo, hi): depth-first, so each combine follows its inputs closely
     // and few partials are alive at once.

@@ -124,8 +124,8 @@ void finalize_partials(ReduceOp op, ReduceOp result, DType input, const void* pa
   plan::check_finalize(op, result);
   if (n <= 0)
     return;
-  const bool fl = plan::partial_layout(op, input).floating;
-  const bool moments = plan::partial_layout(op, input).words == 3;
+  const plan::PartialLayout layout = plan::partial_layout(op, input);
+  const bool fl = layout.floating, moments = layout.words == 3;
   const auto* s = static_cast<const i64*>(partials);
   visit_dtype(plan::reduce_result_dtype(result, input), [&](auto tag) {
     using T = decltype(tag);
