@@ -3,6 +3,8 @@
 // Cuda, plus code generation checks that need only NVRTC (no device).
 #include <chunked/backend/cuda/codegen.hpp>
 #include <chunked/backend/cuda/compiler.hpp>
+#include <chunked/backend/cuda/partials.hpp>
+#include <chunked/backend/cpu/partials.hpp>
 #include <chunked/backend/cuda/runtime_api.hpp>
 #include <chunked/chunked.hpp>
 
@@ -11,6 +13,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <limits>
 #include <random>
@@ -489,6 +492,58 @@ TEST(CudaBackend, ResultsCopiedStraightIntoPinnedMemory) {
       if (out[static_cast<std::size_t>(j)] != expected.data()[j] * 2 && bad++ < 5)
         ADD_FAILURE() << "element " << j << ": " << out[static_cast<std::size_t>(j)];
     EXPECT_EQ(bad, 0);
+  }
+}
+
+TEST(CudaBackend, CombineFoldsManyInputsLeftToRightAsTheCpu) {
+  CHUNKED_REQUIRE_GPU();
+  // Sums whose value depends on the order of the additions, and (count, mean, M2) states, over
+  // more inputs than one launch folds, so the launches chain; the CPU folds them pairwise in the
+  // same order.
+  using plan::ReduceOp;
+  std::mt19937_64 gen(5);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  for (const ReduceOp op : {ReduceOp::sum, ReduceOp::var, ReduceOp::max}) {
+    const int words = plan::partial_layout(op, DType::float64).words;
+    for (const int count : {1, 2, 8, 9, 17}) {
+      SCOPED_TRACE(testing::Message() << "op " << static_cast<int>(op) << ", " << count << " inputs");
+      constexpr index_t n = 1000;
+      std::vector<std::vector<plan::PartialWord>> host(static_cast<std::size_t>(count));
+      for (int k = 0; k < count; ++k) {
+        host[k].resize(static_cast<std::size_t>(n * words));
+        for (index_t p = 0; p < n; ++p) {
+          const double scale = std::ldexp(1.0, (k * 7 + static_cast<int>(p)) % 60 - 30);
+          plan::PartialWord* w = &host[k][static_cast<std::size_t>(p * words)];
+          if (words == 3) {
+            w[0].f = 1 + k;
+            w[1].f = scale * value(gen);
+            w[2].f = scale * scale * (1 + value(gen));
+          } else {
+            w[0].f = scale * value(gen);
+          }
+        }
+      }
+      std::vector<plan::PartialWord> expected = host[0];
+      for (int k = 1; k < count; ++k)
+        cpu::combine_partials(op, DType::float64, expected.data(), host[k].data(), expected.data(),
+                              n);
+      const std::size_t bytes = static_cast<std::size_t>(n * words) * 8u;
+      std::vector<void*> device(static_cast<std::size_t>(count) + 1, nullptr);
+      for (void*& d : device)
+        ASSERT_EQ(cudaMalloc(&d, bytes), cudaSuccess);
+      for (int k = 0; k < count; ++k)
+        ASSERT_EQ(cudaMemcpy(device[k], host[k].data(), bytes, cudaMemcpyHostToDevice),
+                  cudaSuccess);
+      cuda::Stream stream(0);
+      const std::vector<const void*> in(device.begin(), device.begin() + count);
+      cuda::combine_partials(op, DType::float64, in, device[count], n, stream);
+      stream.synchronize();
+      std::vector<plan::PartialWord> got(expected.size());
+      ASSERT_EQ(cudaMemcpy(got.data(), device[count], bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+      for (void* d : device)
+        cudaFree(d);
+      EXPECT_EQ(std::memcmp(got.data(), expected.data(), bytes), 0);
+    }
   }
 }
 

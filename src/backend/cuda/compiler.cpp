@@ -244,8 +244,27 @@ struct ImageEntry {
 };
 } // namespace
 
-const Module& get_module(int device, const std::string& key, const std::string& source) {
+namespace {
+std::mutex& modules_mutex() {
   static std::mutex mutex;
+  return mutex;
+}
+/// Loaded modules by device and key, for find_module.
+std::map<std::pair<int, std::string>, const Module*>& modules_by_key() {
+  static std::map<std::pair<int, std::string>, const Module*> modules;
+  return modules;
+}
+} // namespace
+
+const Module* find_module(int device, const std::string& key) {
+  std::lock_guard lock(modules_mutex());
+  const auto& modules = modules_by_key();
+  const auto it = modules.find({device, key});
+  return it == modules.end() ? nullptr : it->second;
+}
+
+const Module& get_module(int device, const std::string& key, const std::string& source) {
+  std::mutex& mutex = modules_mutex();
   static std::map<std::string, std::shared_ptr<ImageEntry>> images;              // by arch + source
   static std::map<std::pair<int, std::string>, std::unique_ptr<Module>> modules; // by device
 
@@ -255,8 +274,10 @@ const Module& get_module(int device, const std::string& key, const std::string& 
   std::shared_ptr<ImageEntry> entry;
   {
     std::lock_guard lock(mutex);
-    if (auto it = modules.find({device, image_key}); it != modules.end())
+    if (auto it = modules.find({device, image_key}); it != modules.end()) {
+      modules_by_key().try_emplace({device, key}, it->second.get());
       return *it->second;
+    }
     auto& slot = images[image_key];
     if (!slot)
       slot = std::make_shared<ImageEntry>();
@@ -291,6 +312,7 @@ const Module& get_module(int device, const std::string& key, const std::string& 
                device, key);
   auto& slot = modules[{device, image_key}];
   slot = std::make_unique<Module>(module, device);
+  modules_by_key()[{device, key}] = slot.get();
   return *slot;
 }
 

@@ -385,7 +385,8 @@ private:
     auto it = d.modules.find(key);
     if (it != d.modules.end())
       return *it->second;
-    const Module& m = get_module(d.id, key, generate_source(p, set));
+    const Module* loaded = find_module(d.id, key);
+    const Module& m = loaded ? *loaded : get_module(d.id, key, generate_source(p, set));
     d.modules.emplace(std::move(key), &m);
     return m;
   }
@@ -589,14 +590,11 @@ private:
     const auto layout = plan::partial_layout(c.op, c.input);
     const std::size_t partial_bytes =
         static_cast<std::size_t>(n) * 8u * static_cast<std::size_t>(layout.words);
-    const void* first = device_pointer(d, lane, plan_.combine_inputs[task.inputs_begin], temps);
+    std::vector<const void*> inputs;
+    for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
+      inputs.push_back(device_pointer(d, lane, plan_.combine_inputs[j], temps));
     auto acc = allocate(d, lane, partial_bytes);
-    CHUNKED_CUDA_TRY(
-        cudaMemcpyAsync(acc->data(), first, partial_bytes, cudaMemcpyDeviceToDevice, s.get()),
-        d.id, fmt::format("(copy of {} bytes)", partial_bytes));
-    for (std::uint32_t j = task.inputs_begin + 1; j < task.inputs_end; ++j)
-      combine_partials(c.op, c.input, acc->data(),
-                       device_pointer(d, lane, plan_.combine_inputs[j], temps), acc->data(), n, s);
+    combine_partials(c.op, c.input, inputs, acc->data(), n, s);
     if (task.output.kind == Output::Kind::partial) {
       outputs_[id] = std::move(acc);
       return partial_bytes;
@@ -650,8 +648,14 @@ void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices) {
       return; // launches nothing
     const KernelSet set = kernel_set(p);
     std::string key = module_key(p, set);
-    if (seen.insert(key).second)
-      jobs.emplace_back(std::move(key), generate_source(p, set));
+    if (!seen.insert(key).second)
+      return;
+    // Source text only for what some device has not loaded yet: a warm run makes none.
+    for (int device : devices)
+      if (!find_module(device, key)) {
+        jobs.emplace_back(std::move(key), generate_source(p, set));
+        return;
+      }
   };
   std::vector<plan::TaskId> first(plan.stages.size(), ~plan::TaskId{0}), last = first;
   for (std::size_t t = 0; t < plan.tasks.size(); ++t) {

@@ -18,12 +18,19 @@ template <class Acc> __global__ void init_kernel(i64* words, i64 n) {
     Acc::identity().store(words + p * Acc::words);
 }
 
-template <class Acc> __global__ void combine_kernel(const i64* a, const i64* b, i64* out, i64 n) {
+/// The inputs of one combine launch, passed by value as a kernel parameter.
+struct CombineInputs {
+  const i64* p[combine_launch_inputs];
+  int count;
+};
+
+template <class Acc> __global__ void combine_kernel(CombineInputs in, i64* out, i64 n) {
   for (i64 p = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; p < n;
        p += static_cast<i64>(gridDim.x) * blockDim.x) {
-    Acc left = Acc::load(a + p * Acc::words);
-    left.merge(Acc::load(b + p * Acc::words));
-    left.store(out + p * Acc::words);
+    Acc acc = Acc::load(in.p[0] + p * Acc::words);
+    for (int j = 1; j < in.count; ++j)
+      acc.merge(Acc::load(in.p[j] + p * Acc::words));
+    acc.store(out + p * Acc::words);
   }
 }
 
@@ -107,16 +114,23 @@ void init_partials(ReduceOp op, DType input, void* words, index_t n, const Strea
   check_launch(stream, "init_partials kernel launch", n);
 }
 
-void combine_partials(ReduceOp op, DType input, const void* a, const void* b, void* out, index_t n,
-                      const Stream& stream) {
-  if (n <= 0)
+void combine_partials(ReduceOp op, DType input, std::span<const void* const> in, void* out,
+                      index_t n, const Stream& stream) {
+  if (n <= 0 || in.empty())
     return;
   with_accumulator(op, input, [&](auto acc) {
     using Acc = decltype(acc);
-    combine_kernel<Acc><<<grid_for(n), 256, 0, stream.get()>>>(
-        static_cast<const i64*>(a), static_cast<const i64*>(b), static_cast<i64*>(out), n);
+    // Later launches continue from `out`, which already holds the fold of the earlier inputs.
+    for (std::size_t j = 0; j < in.size();) {
+      CombineInputs batch{};
+      if (j > 0)
+        batch.p[batch.count++] = static_cast<const i64*>(out);
+      while (batch.count < combine_launch_inputs && j < in.size())
+        batch.p[batch.count++] = static_cast<const i64*>(in[j++]);
+      combine_kernel<Acc><<<grid_for(n), 256, 0, stream.get()>>>(batch, static_cast<i64*>(out), n);
+      check_launch(stream, "combine_partials kernel launch", n);
+    }
   });
-  check_launch(stream, "combine_partials kernel launch", n);
 }
 
 void finalize_partials(ReduceOp op, ReduceOp result, DType input, const void* partials, index_t n,

@@ -31,6 +31,11 @@ private:
 /// for the life of the process.
 const Module& get_module(int device, const std::string& key, const std::string& source);
 
+/// The module that get_module loaded on `device` under `key`, or nullptr: a lookup that needs
+/// no source, for keys that determine their source (codegen's module_key does), so that a
+/// computation whose kernels are all loaded generates no source text at all. Thread-safe.
+const Module* find_module(int device, const std::string& key);
+
 /// Compiles `source` with NVRTC for `arch` (e.g. "sm_90") and returns the cubin; BackendError
 /// with the compiler's log when it fails. Needs no device.
 std::vector<char> compile_to_cubin(const std::string& key, const std::string& source,
