@@ -138,6 +138,34 @@ std::string accumulator(ReduceOp op, DType input) {
   throw ValueError("cuda codegen: unknown reduce op");
 }
 
+/// Whether a kernel should issue the loads of a whole batch of positions before any of their
+/// arithmetic: when the arithmetic has a slow path (a division, a remainder, a power, a square
+/// root, a transcendental function), which the compiler will not move loads across, so that
+/// evaluating position by position would leave one load in flight per thread. Plain arithmetic
+/// is evaluated position by position, which needs fewer registers.
+bool loads_first(const BlockProgram& p) {
+  for (const auto& in : p.instrs) {
+    switch (in.op) {
+    case OpCode::div:
+    case OpCode::mod:
+    case OpCode::pow:
+    case OpCode::sqrt:
+    case OpCode::exp:
+    case OpCode::log:
+    case OpCode::log1p:
+    case OpCode::expm1:
+    case OpCode::sin:
+    case OpCode::cos:
+    case OpCode::tan:
+    case OpCode::tanh:
+      return true;
+    default:
+      break;
+    }
+  }
+  return false;
+}
+
 void check_program(const BlockProgram& p) {
   if (p.ndim < 0 || p.ndim > kernel::args_max_ndim)
     throw ValueError(
@@ -207,19 +235,20 @@ std::string generate_source(const BlockProgram& p, KernelSet set) {
   fmt::format_to(out,
                  "  static CHUNKED_KD i64 index(const ProgramArgs& a, const i64* i) {{ {} }}\n",
                  arg ? "return at<nd>(a.index, i);" : "(void)a; (void)i; return 0;");
-  s += "  static CHUNKED_KD result_type eval(const ProgramArgs& a, const i64* i) {\n";
-
+  // Leaves that vary by position are read by load(), the rest of the program is apply(): a
+  // kernel then issues a batch's loads before any of its arithmetic (program.hpp).
   const int nl = static_cast<int>(p.leaves.size());
+  std::string members, loads, uses;
   for (int l = 0; l < nl; ++l) {
     const auto& leaf = p.leaves[l];
     const char* t = c_type(leaf.dtype);
-    const std::string m = fmt::format("at<nd>(a.leaf[{}].map, i)", l);
+    const std::string m = fmt::format("off[{}]", l);
     std::string value;
     switch (leaf.kind) {
     case LeafKind::constant:
-      value =
-          fmt::format("cast_value<{}>(a.leaf[{}].{})", t, l, is_floating(leaf.dtype) ? "af" : "ai");
-      break;
+      fmt::format_to(std::back_inserter(uses), "    const {} v{} = cast_value<{}>(a.leaf[{}].{});\n",
+                     t, l, t, l, is_floating(leaf.dtype) ? "af" : "ai");
+      continue;
     case LeafKind::stored:
       if (leaf.input < 0)
         throw ValueError("cuda codegen: stored leaf without an input");
@@ -238,8 +267,21 @@ std::string generate_source(const BlockProgram& p, KernelSet set) {
       value = fmt::format("cast_value<{}>(integers_sample(a.leaf[{}], {}))", t, l, m);
       break;
     }
-    fmt::format_to(out, "    const {} v{} = {};\n", t, l, value);
+    fmt::format_to(std::back_inserter(members), " {} v{};", t, l);
+    fmt::format_to(std::back_inserter(loads), "    r.v{} = {};\n", l, value);
+    fmt::format_to(std::back_inserter(uses), "    const {} v{} = in.v{};\n", t, l, l);
   }
+  fmt::format_to(out, "  static constexpr bool loads_first = {};\n", loads_first(p));
+  fmt::format_to(out, "  static constexpr int leaves = {};\n", nl);
+  fmt::format_to(out, "  struct Leaves {{{} }};\n", members);
+  fmt::format_to(out,
+                 "  static CHUNKED_KD Leaves load(const ProgramArgs& a, const i64* off) {{\n"
+                 "    (void)a; (void)off;\n    Leaves r;\n{}    return r;\n  }}\n",
+                 loads);
+  fmt::format_to(out,
+                 "  static CHUNKED_KD result_type apply(const ProgramArgs& a, const Leaves& in) {{\n"
+                 "    (void)a; (void)in;\n{}",
+                 uses);
   for (std::size_t j = 0; j < p.instrs.size(); ++j) {
     const auto& in = p.instrs[j];
     const int self = nl + static_cast<int>(j);
@@ -265,7 +307,12 @@ std::string generate_source(const BlockProgram& p, KernelSet set) {
     }
     fmt::format_to(out, "    const {} v{} = {};\n", r, self, value);
   }
-  fmt::format_to(out, "    return v{};\n  }}\n}};\n}} // namespace\n", p.num_values() - 1);
+  fmt::format_to(out,
+                 "    return v{};\n  }}\n"
+                 "  static CHUNKED_KD result_type eval(const ProgramArgs& a, const i64* i) {{\n"
+                 "    i64 off[leaves];\n    leaf_offsets<P>(a, i, off);\n"
+                 "    return apply(a, load(a, off));\n  }}\n}};\n}} // namespace\n",
+                 p.num_values() - 1);
 
   if (!reduce) {
     fmt::format_to(out,
