@@ -162,6 +162,23 @@ TEST(CudaCodegen, KernelSetFollowsTheBox) {
   EXPECT_EQ(cuda::kernel_set(p), KernelSet::reduce_all);
 }
 
+TEST(CudaCodegen, LoadsFirstOnlyForArithmeticWithASlowPath) {
+  using plan::OpCode;
+  plan::BlockProgram p = sample_program(plan::Sink::Kind::store); // has mod and tanh
+  EXPECT_TRUE(cuda::loads_first(p));
+  p.instrs = {{OpCode::add, DType::float64, {0, 1, -1}}, {OpCode::mul, DType::float64, {3, 3, -1}}};
+  EXPECT_FALSE(cuda::loads_first(p));
+  const std::string plain = cuda::generate_source(p, cuda::KernelSet::store);
+  EXPECT_NE(plain.find("loads_first = false"), std::string::npos);
+  for (const OpCode slow : {OpCode::div, OpCode::sqrt, OpCode::exp, OpCode::pow}) {
+    p.instrs[1].op = slow;
+    p.instrs[1].args = {3, plan::opcode_arity(slow) == 1 ? -1 : 3, -1};
+    EXPECT_TRUE(cuda::loads_first(p)) << static_cast<int>(slow);
+    EXPECT_NE(cuda::generate_source(p, cuda::KernelSet::store).find("loads_first = true"),
+              std::string::npos);
+  }
+}
+
 // ---- Cross-backend through the public API ---------------------------------------------------
 
 TEST(CudaBackend, RandomArraysMatchCpu) {

@@ -138,11 +138,20 @@ std::string accumulator(ReduceOp op, DType input) {
   throw ValueError("cuda codegen: unknown reduce op");
 }
 
-/// Whether a kernel should issue the loads of a whole batch of positions before any of their
-/// arithmetic: when the arithmetic has a slow path (a division, a remainder, a power, a square
-/// root, a transcendental function), which the compiler will not move loads across, so that
-/// evaluating position by position would leave one load in flight per thread. Plain arithmetic
-/// is evaluated position by position, which needs fewer registers.
+void check_program(const BlockProgram& p) {
+  if (p.ndim < 0 || p.ndim > kernel::args_max_ndim)
+    throw ValueError(
+        fmt::format("cuda codegen: rank {} is outside [0, {}]", p.ndim, kernel::args_max_ndim));
+  if (p.leaves.empty() || p.leaves.size() > static_cast<std::size_t>(kernel::args_max_leaves))
+    throw ValueError(fmt::format("cuda codegen: {} leaves; expected 1 to {}", p.leaves.size(),
+                                 kernel::args_max_leaves));
+}
+
+} // namespace
+
+// A slow path is a call the compiler does not hoist later loads above, so evaluating position by
+// position would leave one load in flight per thread; plain arithmetic is evaluated position by
+// position, which needs fewer registers.
 bool loads_first(const BlockProgram& p) {
   for (const auto& in : p.instrs) {
     switch (in.op) {
@@ -165,17 +174,6 @@ bool loads_first(const BlockProgram& p) {
   }
   return false;
 }
-
-void check_program(const BlockProgram& p) {
-  if (p.ndim < 0 || p.ndim > kernel::args_max_ndim)
-    throw ValueError(
-        fmt::format("cuda codegen: rank {} is outside [0, {}]", p.ndim, kernel::args_max_ndim));
-  if (p.leaves.empty() || p.leaves.size() > static_cast<std::size_t>(kernel::args_max_leaves))
-    throw ValueError(fmt::format("cuda codegen: {} leaves; expected 1 to {}", p.leaves.size(),
-                                 kernel::args_max_leaves));
-}
-
-} // namespace
 
 KernelSet kernel_set(const BlockProgram& p) {
   if (p.sink.kind != plan::Sink::Kind::reduce)

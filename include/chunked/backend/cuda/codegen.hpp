@@ -35,6 +35,11 @@ KernelSet kernel_set(const plan::BlockProgram& program);
 /// Name of a set, as module keys use it.
 const char* kernel_set_name(KernelSet set);
 
+/// Whether the kernels of `program` issue the loads of a thread's whole batch of positions before
+/// any of their arithmetic (kernel/program.hpp): true when the arithmetic has a slow path (a
+/// division, a remainder, a power, a square root, a transcendental function).
+bool loads_first(const plan::BlockProgram& program);
+
 /// CUDA C++ source of the kernels of `set` for `program`. It depends only on
 /// `program.structure_key()` and `set`: two programs with the same key get the same text, so one
 /// compiled module serves both. Throws ValueError for a program that the generator cannot express
