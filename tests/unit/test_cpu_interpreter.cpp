@@ -1350,6 +1350,62 @@ TEST(CpuInterpreter, StridedCopiesReadAndWriteEveryLayout) {
       }
 }
 
+TEST(CpuInterpreter, LargeStoresBypassingTheCachesWriteExactlyTheirElements) {
+  // Blocks of 4 MiB and more leave through non-temporal stores, which write whole aligned lines
+  // and leave the ragged ends of each run to ordinary stores: outputs of 1, 4 and 8-byte
+  // elements, rows whose length is no multiple of a line and output rows that start anywhere in
+  // one, next to cells that must keep their value.
+  for (const DType t : {DType::bool_, DType::int32, DType::float64}) {
+    SCOPED_TRACE(static_cast<int>(t));
+    const index_t size = static_cast<index_t>(dtype_size(t));
+    const index_t cols = 4099, rows = (index_t{5} << 20) / (size * cols) + 1; // over 5 MiB
+    for (const index_t shift : {index_t{0}, index_t{1}, index_t{3}}) {
+      std::vector<double> x(static_cast<std::size_t>(cols));
+      for (std::size_t k = 0; k < x.size(); ++k)
+        x[k] = static_cast<double>(k % 7) - 2.0;
+      BlockProgram p = box_program({rows, cols});
+      // out[r, c] = cast(x[c] * (r + 1)): the leaf repeats its row, the product differs by row.
+      Leaf row;
+      row.kind = LeafKind::arange; // r + 1 at row r
+      row.dtype = DType::float64;
+      row.a = {1.0, 0};
+      row.b = {1.0, 0};
+      row.map = amap(0, {1, 0});
+      p.leaves = {stored_leaf(DType::float64, 0, amap(0, {0, 1})), row};
+      p.instrs = {instr(OpCode::mul, DType::float64, 0, 1), instr(OpCode::cast, t, 2)};
+      const index_t pitch = cols + 5;
+      p.sink.map = amap(shift, {pitch, 1});
+      const std::size_t bytes = static_cast<std::size_t>((rows * pitch + shift) * size);
+      std::vector<unsigned char> out(bytes + 64, 0xab);
+      const void* in[] = {x.data()};
+      run_program(p, in, out.data());
+      for (index_t r = 0; r < rows; ++r)
+        for (index_t c = -shift; c < pitch - shift; ++c) {
+          const unsigned char* cell = out.data() + (shift + r * pitch + c) * size;
+          if (c < 0 || c >= cols) {
+            for (index_t b = 0; b < size; ++b)
+              ASSERT_EQ(cell[b], 0xab) << "row " << r << " column " << c << " was written";
+            continue;
+          }
+          const double v = x[static_cast<std::size_t>(c)] * static_cast<double>(r + 1);
+          if (t == DType::float64) {
+            double got;
+            std::memcpy(&got, cell, 8);
+            ASSERT_EQ(got, v) << r << ", " << c;
+          } else if (t == DType::int32) {
+            std::int32_t got;
+            std::memcpy(&got, cell, 4);
+            ASSERT_EQ(got, static_cast<std::int32_t>(v)) << r << ", " << c;
+          } else {
+            ASSERT_EQ(cell[0], v != 0.0 ? 1 : 0) << r << ", " << c;
+          }
+        }
+      for (std::size_t b = bytes; b < out.size(); ++b)
+        ASSERT_EQ(out[b], 0xab) << "written past the output";
+    }
+  }
+}
+
 // ---- Text forms ------------------------------------------------------------------------------
 
 TEST(BlockProgramText, StructureKeyIgnoresConstantsMapsAndExtents) {

@@ -33,6 +33,9 @@ using plan::Sink;
 namespace {
 
 constexpr std::size_t slot_bytes = static_cast<std::size_t>(tile_elements) * 8;
+/// Store blocks from this size on bypass the caches (run_program): well past a core's L2, so the
+/// lines written would be evicted before anything read them again.
+constexpr index_t stream_from_bytes = index_t{4} << 20;
 
 // ---------------------------------------------------------------------------------------------
 // Instruction kernels: one loop per (op, dtype), chosen once per program.
@@ -753,10 +756,18 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
         visit_dtype(result_dtype, [](auto tag) -> StoreTile { return &store_tile<decltype(tag)>; });
   }
 
-  // A contiguous store of an instruction's result: a tile that is one run is computed straight
-  // into the output instead of its tile buffer.
-  InstrStep* direct = !reduce && result >= nl && sink_map.coef[g.ndim - 1] == 1 &&
-                              !instr_steps.empty() && instr_steps.back().value == result
+  // A contiguous store of a block larger than the caches goes out with non-temporal stores
+  // (stream_copy), from the tile buffer where it is computed: ordinary stores would first read
+  // every output line from memory. On machine A a copy of 2 x 128 MiB blocks (a.persist()) went
+  // from 0.6 to 0.8 of memcpy's rate this way.
+  const bool stream_output = !reduce && wide != nullptr && sink_map.coef[g.ndim - 1] == 1 &&
+                             size * static_cast<index_t>(dtype_size(result_dtype)) >=
+                                 stream_from_bytes;
+  // Else a contiguous store of an instruction's result: a tile that is one run is computed
+  // straight into the output instead of its tile buffer.
+  InstrStep* direct = !stream_output && !reduce && result >= nl &&
+                              sink_map.coef[g.ndim - 1] == 1 && !instr_steps.empty() &&
+                              instr_steps.back().value == result
                           ? &instr_steps.back()
                           : nullptr;
   void* const result_slot = direct ? direct->out : nullptr;
@@ -923,6 +934,14 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
       } else {
         reduce_fn(runs, sink_map, all_reduced, n, values, index, partials);
       }
+    } else if (stream_output) {
+      auto* const out = static_cast<std::byte*>(output);
+      const auto* const in = static_cast<const std::byte*>(values);
+      runs.each(sink_map, [&](index_t j, index_t offset, index_t, index_t len) {
+        wide->stream_copy(out + static_cast<std::size_t>(offset) * result_size,
+                          in + static_cast<std::size_t>(j) * result_size,
+                          static_cast<std::size_t>(len) * result_size);
+      });
     } else {
       store(runs, sink_map, values, output);
     }

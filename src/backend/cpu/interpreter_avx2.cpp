@@ -2,6 +2,10 @@
 // AVX2 builds of the interpreter loops that stream from memory (see interpreter_simd.hpp).
 #include "interpreter_simd.hpp"
 
+#include <cstdint>
+#include <cstring>
+#include <immintrin.h>
+
 namespace chunked::cpu::detail {
 
 #if defined(__AVX2__)

@@ -2,6 +2,10 @@
 // AVX-512 builds of the interpreter loops that stream from memory (see interpreter_simd.hpp).
 #include "interpreter_simd.hpp"
 
+#include <cstdint>
+#include <cstring>
+#include <immintrin.h>
+
 namespace chunked::cpu::detail {
 
 #if defined(__AVX512F__)
