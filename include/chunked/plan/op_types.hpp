@@ -8,10 +8,34 @@
 
 namespace chunked::plan {
 
+/// True division and the floating math functions (sqrt, exp, log, log1p, expm1, sin, cos, tan,
+/// tanh): defined for floating operands only, and computed by routines with a slow path rather
+/// than by one instruction.
+constexpr bool is_float_function(plan::OpCode op) {
+  using plan::OpCode;
+  switch (op) {
+  case OpCode::div:
+  case OpCode::sqrt:
+  case OpCode::exp:
+  case OpCode::log:
+  case OpCode::log1p:
+  case OpCode::expm1:
+  case OpCode::sin:
+  case OpCode::cos:
+  case OpCode::tan:
+  case OpCode::tanh:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /// Which operand dtypes an OpCode accepts (the dtype of its first operand, or of the value for
 /// `where`'s second and third operands). `cast` accepts every dtype.
 constexpr bool op_accepts(plan::OpCode op, DType t) {
   using plan::OpCode;
+  if (is_float_function(op))
+    return is_floating(t);
   switch (op) {
   case OpCode::cast:
   case OpCode::isnan:
@@ -34,22 +58,13 @@ constexpr bool op_accepts(plan::OpCode op, DType t) {
   case OpCode::mod:
   case OpCode::pow:
     return t != DType::bool_;
-  case OpCode::sqrt:
-  case OpCode::exp:
-  case OpCode::log:
-  case OpCode::log1p:
-  case OpCode::expm1:
-  case OpCode::sin:
-  case OpCode::cos:
-  case OpCode::tan:
-  case OpCode::tanh:
-  case OpCode::div:
-    return is_floating(t);
   case OpCode::bit_not:
   case OpCode::bit_and:
   case OpCode::bit_or:
   case OpCode::bit_xor:
     return !is_floating(t);
+  default:
+    break; // the floating functions, answered above
   }
   return false;
 }

@@ -2,6 +2,7 @@
 // Code generation for block programs: one struct per program plugged into the kernel skeletons.
 #include <chunked/backend/cuda/codegen.hpp>
 #include <chunked/core/error.hpp>
+#include <chunked/plan/op_types.hpp>
 #include <chunked/plan/partial.hpp>
 
 #include <fmt/format.h>
@@ -153,25 +154,9 @@ void check_program(const BlockProgram& p) {
 // position would leave one load in flight per thread; plain arithmetic is evaluated position by
 // position, which needs fewer registers.
 bool loads_first(const BlockProgram& p) {
-  for (const auto& in : p.instrs) {
-    switch (in.op) {
-    case OpCode::div:
-    case OpCode::mod:
-    case OpCode::pow:
-    case OpCode::sqrt:
-    case OpCode::exp:
-    case OpCode::log:
-    case OpCode::log1p:
-    case OpCode::expm1:
-    case OpCode::sin:
-    case OpCode::cos:
-    case OpCode::tan:
-    case OpCode::tanh:
+  for (const auto& in : p.instrs)
+    if (plan::is_float_function(in.op) || in.op == OpCode::mod || in.op == OpCode::pow)
       return true;
-    default:
-      break;
-    }
-  }
   return false;
 }
 
