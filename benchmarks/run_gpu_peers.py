@@ -213,8 +213,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     run = Runner(args.out, args.timeout)
     only = args.only.split(",")
-    commit = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], capture_output=True,
-                            text=True).stdout.strip()
+    commit = common.source_commit(ROOT)
     summary = {"benchmark": "gpu peers", "date": common.utc_now(), "commit": commit,
                "machine": common.machine(),
                "B1": {"rows": []}, "B2": {"rows": [], "limits_GBps": None, "gib": args.b2_gib},

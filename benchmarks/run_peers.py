@@ -111,8 +111,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     # Shared machines drift: keep the load around the runs and the source they measured.
     load_before = os.getloadavg()
-    commit = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], capture_output=True,
-                            text=True).stdout.strip()
+    commit = common.source_commit(ROOT)
     rows = []
     for t in threads:
         path = os.path.join(args.out, f"seed_chunked_cpu_t{t}.json")

@@ -7,6 +7,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 
@@ -48,6 +49,15 @@ def cpu_model():
 
 def machine():
     return {"cpu_model": cpu_model(), "hardware_threads": os.cpu_count(), "python": platform.python_version()}
+
+
+def source_commit(root):
+    """The commit a run measures: $CHUNKED_COMMIT when set (a copy of the tree that lacks its
+    history, as on a lent GPU machine, would name a stale one), else `git describe` of root."""
+    if os.environ.get("CHUNKED_COMMIT"):
+        return os.environ["CHUNKED_COMMIT"]
+    return subprocess.run(["git", "-C", root, "describe", "--always", "--dirty"], capture_output=True,
+                          text=True).stdout.strip()
 
 
 def utc_now():
