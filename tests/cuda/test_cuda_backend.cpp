@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Cross-backend tests of the CUDA backend: the same programs through the public API on Cpu and
 // Cuda, plus code generation checks that need only NVRTC (no device).
+#include <chunked/backend/cpu/partials.hpp>
 #include <chunked/backend/cuda/codegen.hpp>
 #include <chunked/backend/cuda/compiler.hpp>
 #include <chunked/backend/cuda/partials.hpp>
-#include <chunked/backend/cpu/partials.hpp>
 #include <chunked/backend/cuda/runtime_api.hpp>
 #include <chunked/chunked.hpp>
 
@@ -109,10 +109,11 @@ TEST(CudaCodegen, GeneratedKernelsCompileWithNvrtc) {
   using cuda::KernelSet;
   for (auto kind : {plan::Sink::Kind::store, plan::Sink::Kind::reduce}) {
     const plan::BlockProgram p = sample_program(kind);
-    const auto sets = kind == plan::Sink::Kind::store
-                          ? std::vector<KernelSet>{KernelSet::store}
-                          : std::vector<KernelSet>{KernelSet::reduce_all, KernelSet::reduce_axes_wide,
-                                                   KernelSet::reduce_axes_narrow};
+    const auto sets =
+        kind == plan::Sink::Kind::store
+            ? std::vector<KernelSet>{KernelSet::store}
+            : std::vector<KernelSet>{KernelSet::reduce_all, KernelSet::reduce_axes_wide,
+                                     KernelSet::reduce_axes_narrow};
     for (const KernelSet set : sets) {
       const std::string source = cuda::generate_source(p, set);
       std::vector<char> cubin;
@@ -243,20 +244,31 @@ TEST(CudaBackend, DivisionByBroadcastValuesIsBitwiseTheCpus) {
   std::mt19937_64 rng(11);
   auto any_double = [&] {
     const int exponent = static_cast<int>(rng() % 2046) + 1; // every normal binade
-    const std::uint64_t bits = (rng() & 0x800FFFFFFFFFFFFFull) |
-                               (static_cast<std::uint64_t>(exponent) << 52);
+    const std::uint64_t bits =
+        (rng() & 0x800FFFFFFFFFFFFFull) | (static_cast<std::uint64_t>(exponent) << 52);
     return std::bit_cast<double>(bits);
   };
   std::uniform_real_distribution<double> plain(-1e3, 1e3);
   std::vector<double> x(static_cast<std::size_t>(rows * cols)), y(x.size()),
       d(static_cast<std::size_t>(cols));
-  for (auto& v : x) v = rng() % 3 == 0 ? any_double() : plain(rng);
-  for (auto& v : y) v = plain(rng);
-  for (auto& v : d) v = rng() % 2 == 0 ? any_double() : plain(rng);
-  const double specials[] = {0.0, -0.0, std::numeric_limits<double>::infinity(),
+  for (auto& v : x)
+    v = rng() % 3 == 0 ? any_double() : plain(rng);
+  for (auto& v : y)
+    v = plain(rng);
+  for (auto& v : d)
+    v = rng() % 2 == 0 ? any_double() : plain(rng);
+  const double specials[] = {0.0,
+                             -0.0,
+                             std::numeric_limits<double>::infinity(),
                              -std::numeric_limits<double>::infinity(),
-                             std::numeric_limits<double>::quiet_NaN(), 4.9e-324, 2.2e-308, 1.7e308,
-                             1e-300, 1e300, 3.0, -7.5};
+                             std::numeric_limits<double>::quiet_NaN(),
+                             4.9e-324,
+                             2.2e-308,
+                             1.7e308,
+                             1e-300,
+                             1e300,
+                             3.0,
+                             -7.5};
   for (std::size_t j = 0; j < std::size(specials); ++j) {
     d[j] = specials[j];
     x[j * 3] = specials[std::size(specials) - 1 - j];
@@ -411,6 +423,28 @@ TEST(CudaBackend, OutOfMemoryThenNextComputeWorks) {
   EXPECT_NEAR(x.mean().item(), 0.0, 0.01);
 }
 
+// a / a.sum() reads every host block twice. With a budget of three eighths of the input, the
+// device copies kept for the second read must stop at half the budget; the others go after their
+// first read and are copied again. Same bits as without a limit.
+TEST(CudaBackend, HostInputLargerThanDeviceBudgetStreams) {
+  CHUNKED_REQUIRE_GPU();
+  const index_t n = index_t{1} << 24; // 128 MiB of float64, 16 blocks of 8 MiB
+  std::vector<double> host(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < host.size(); ++i)
+    host[i] = 1.0 + static_cast<double>(i % 1000) * 1e-3;
+  auto a = from_host<Cuda>(host, Shape{n}, Chunks{n / 16});
+  ComputeOptions limited;
+  limited.device_memory_limit = std::size_t{48} << 20;
+  std::vector<double> out(host.size()), unlimited(host.size()), cpu(host.size());
+  (a / a.sum()).to_host(std::span<double>(out), limited);
+  (a / a.sum()).to_host(std::span<double>(unlimited));
+  EXPECT_EQ(out, unlimited);
+  auto b = from_host<Cpu>(host, Shape{n}, Chunks{n / 16});
+  (b / b.sum()).to_host(std::span<double>(cpu));
+  for (std::size_t i = 0; i < host.size(); i += 4099)
+    EXPECT_NEAR(out[i], cpu[i], 1e-12 * cpu[i]) << "element " << i;
+}
+
 TEST(CudaBackend, FailureInsideComputeLeavesRuntimeUsable) {
   CHUNKED_REQUIRE_GPU();
   Generator rng(10);
@@ -523,7 +557,8 @@ TEST(CudaBackend, CombineFoldsManyInputsLeftToRightAsTheCpu) {
   for (const ReduceOp op : {ReduceOp::sum, ReduceOp::var, ReduceOp::max}) {
     const int words = plan::partial_layout(op, DType::float64).words;
     for (const int count : {1, 2, 8, 9, 17}) {
-      SCOPED_TRACE(testing::Message() << "op " << static_cast<int>(op) << ", " << count << " inputs");
+      SCOPED_TRACE(testing::Message()
+                   << "op " << static_cast<int>(op) << ", " << count << " inputs");
       constexpr index_t n = 1000;
       std::vector<std::vector<plan::PartialWord>> host(static_cast<std::size_t>(count));
       for (int k = 0; k < count; ++k) {

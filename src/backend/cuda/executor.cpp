@@ -135,11 +135,13 @@ struct StagingSlot {
   std::function<void()> after_copy;
 };
 
-/// A stored input copied to one device for this computation, with the event that ends the copy.
+/// A stored input copied to one device for this computation, with the event that ends the copy
+/// and the streams whose work has read it.
 struct Upload {
   std::shared_ptr<Buffer> buffer;
   std::unique_ptr<Event> done;
   cudaStream_t stream = nullptr;
+  std::vector<const Stream*> readers;
 };
 
 struct DeviceSlot {
@@ -151,8 +153,10 @@ struct DeviceSlot {
   StagingSlot ring[staging_ring];
   int next_staging = 0;
   std::mutex uploads_mutex;
-  std::unordered_map<const Buffer*, Upload> uploads;           // stored inputs, per compute
-  std::unordered_map<std::string, const Module*> modules;      // by structure key
+  std::unordered_map<const Buffer*, Upload> uploads;         // stored inputs, per compute
+  std::unordered_map<const Buffer*, std::size_t> reads_left; // by this device's tasks
+  std::vector<Upload> retired; // freed once the running task's work is queued
+  std::unordered_map<std::string, const Module*> modules; // by structure key
 
   Stream& stream(int lane) const { return *streams[static_cast<std::size_t>(lane)]; }
 };
@@ -167,9 +171,9 @@ public:
       : plan_(plan), outputs_(plan.tasks.size()), worker_(plan.tasks.size(), 0),
         done_(plan.tasks.size()), stream_of_(plan.tasks.size(), nullptr),
         consumers_(plan.tasks.size()) {
-    const int streams = std::clamp(
-        options.streams_per_device > 0 ? options.streams_per_device : default_streams, 1,
-        max_streams_per_device);
+    const int streams =
+        std::clamp(options.streams_per_device > 0 ? options.streams_per_device : default_streams, 1,
+                   max_streams_per_device);
     for (int id : devices) {
       auto slot = std::make_unique<DeviceSlot>();
       slot->id = id;
@@ -187,6 +191,7 @@ public:
       slots_.push_back(std::move(slot));
     }
     assign_workers();
+    count_stored_reads();
     for (std::size_t t = 0; t < plan_.tasks.size(); ++t)
       for (plan::TaskId dep : plan_.deps[t])
         consumers_[dep].push_back(static_cast<plan::TaskId>(t));
@@ -233,6 +238,7 @@ public:
     done->record(s);
     stream_of_[id] = s.get();
     done_[id] = std::move(done);
+    free_retired_uploads(d);
     return plan_.work_bytes(id);
   }
 
@@ -283,6 +289,43 @@ private:
     }
   }
 
+  /// How many times each device's tasks will read each stored input, so that a device copy can
+  /// go as soon as its last reader is queued.
+  void count_stored_reads() {
+    auto count = [&](std::size_t t, const InputRef& ref) {
+      if (ref.kind == InputRef::Kind::stored)
+        ++slots_[static_cast<std::size_t>(worker_[t])]->reads_left[ref.stored];
+    };
+    for (std::size_t t = 0; t < plan_.tasks.size(); ++t) {
+      const plan::Task& task = plan_.tasks[t];
+      if (task.kind == TaskKind::program)
+        for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
+          count(t, plan_.inputs[j].ref);
+      else if (task.kind == TaskKind::gather)
+        for (const auto& piece : plan_.gathers[task.index])
+          count(t, piece.source);
+      else
+        for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
+          count(t, plan_.combine_inputs[j]);
+    }
+  }
+
+  /// Frees the device copies of stored inputs retired by the task just queued: each free is
+  /// ordered on the copy's stream, after everything queued so far on the streams that read it.
+  static void free_retired_uploads(DeviceSlot& d) {
+    std::lock_guard lock(d.uploads_mutex);
+    for (Upload& u : d.retired) {
+      const auto* buffer = dynamic_cast<const DeviceBuffer*>(u.buffer.get());
+      for (const Stream* reader : u.readers)
+        if (buffer && reader->get() != buffer->stream()) {
+          Event read(d.id);
+          read.record(*reader);
+          wait_for(buffer->stream(), read, d.id);
+        }
+    }
+    d.retired.clear();
+  }
+
   std::shared_ptr<Buffer> allocate(DeviceSlot& d, int lane, std::size_t bytes) {
     return std::make_shared<DeviceBuffer>(d.id, bytes, d.budget, &d.stream(lane));
   }
@@ -315,9 +358,9 @@ private:
     Stream& s = d.stream(lane);
     auto dev = allocate(d, lane, host.bytes());
     if (dynamic_cast<const PinnedBuffer*>(&host)) {
-      CHUNKED_CUDA_TRY(cudaMemcpyAsync(dev->data(), host.data(), host.bytes(),
-                                       cudaMemcpyHostToDevice, s.get()),
-                       d.id, fmt::format("(upload of {} bytes)", host.bytes()));
+      CHUNKED_CUDA_TRY(
+          cudaMemcpyAsync(dev->data(), host.data(), host.bytes(), cudaMemcpyHostToDevice, s.get()),
+          d.id, fmt::format("(upload of {} bytes)", host.bytes()));
       return dev;
     }
     const auto* src = static_cast<const char*>(host.data());
@@ -338,7 +381,8 @@ private:
     Stream& s = d.stream(lane);
     auto dev = allocate(d, lane, src.bytes());
     CHUNKED_CUDA_TRY(
-        cudaMemcpyPeerAsync(dev->data(), d.id, src.data(), src.space().device, src.bytes(), s.get()),
+        cudaMemcpyPeerAsync(dev->data(), d.id, src.data(), src.space().device, src.bytes(),
+                            s.get()),
         d.id, fmt::format("(copy of {} bytes from device {})", src.bytes(), src.space().device));
     return dev;
   }
@@ -366,7 +410,8 @@ private:
     if (space.kind == MemorySpace::Kind::device && space.device == d.id)
       return buf->data();
     std::lock_guard lock(d.uploads_mutex);
-    Upload& cached = d.uploads[buf];
+    const auto it = d.uploads.try_emplace(buf).first;
+    Upload& cached = it->second;
     if (!cached.buffer) {
       cached.buffer = space.kind == MemorySpace::Kind::host ? upload(d, lane, *buf)
                                                             : copy_from_peer(d, lane, *buf);
@@ -376,7 +421,20 @@ private:
     } else if (cached.stream != s.get()) {
       wait_for(s.get(), *cached.done, d.id);
     }
-    return cached.buffer->data();
+    if (std::find(cached.readers.begin(), cached.readers.end(), &s) == cached.readers.end())
+      cached.readers.push_back(&s);
+    const void* data = cached.buffer->data();
+    // The copy stays for this device's later readers while they exist and it leaves half the
+    // budget to the computation's own buffers; else it goes once this task is queued, and a
+    // later reader copies the block again. Keeping every copy would hold the whole input on the
+    // device: a / a.sum() of an array larger than the budget would then fail, not stream.
+    std::size_t& left = d.reads_left[buf];
+    left = left > 0 ? left - 1 : 0;
+    if (left == 0 || d.budget->used.load() > d.budget->limit / 2) {
+      d.retired.push_back(std::move(cached));
+      d.uploads.erase(it);
+    }
+    return data;
   }
 
   const Module& module_for(DeviceSlot& d, const BlockProgram& p) {
@@ -413,7 +471,8 @@ private:
       return;
     }
     const Module& m = module_for(d, p);
-    kernel::ProgramArgs args = make_args(p, inputs.data(), out, reduce ? scratch(d, lane) : nullptr);
+    kernel::ProgramArgs args =
+        make_args(p, inputs.data(), out, reduce ? scratch(d, lane) : nullptr);
     void* params[] = {&args, nullptr};
     if (!reduce) {
       launch(m.function(kernel_store), grid_for(size), kernel::block_threads_host, params, s,
@@ -443,10 +502,10 @@ private:
       const AxesLaunch shape = axes_launch(p, args.kept, args.reduced);
       int segments = static_cast<int>(shape.segments);
       if (segments > 1)
-        args.scratch = scratch(d, lane,
-                               static_cast<std::size_t>(segments * args.kept) * 8u *
-                                   static_cast<std::size_t>(plan::partial_layout(
-                                       p.sink.op, p.result_dtype()).words));
+        args.scratch = scratch(
+            d, lane,
+            static_cast<std::size_t>(segments * args.kept) * 8u *
+                static_cast<std::size_t>(plan::partial_layout(p.sink.op, p.result_dtype()).words));
       launch(m.function(shape.wide ? kernel_reduce_axes_wide : kernel_reduce_axes_narrow),
              static_cast<unsigned>(shape.blocks), kernel::block_threads_host, params, s,
              "axis reduce", static_cast<unsigned>(segments));
@@ -509,7 +568,8 @@ private:
       slot.after_copy = [scatter, t0, t1, esize, dst, src] {
         for_each_row(scatter, t0, t1, [&](index_t offset, index_t step, index_t len, index_t j) {
           if (step == 1) {
-            std::memcpy(dst + offset * esize, src + j * esize, static_cast<std::size_t>(len) * esize);
+            std::memcpy(dst + offset * esize, src + j * esize,
+                        static_cast<std::size_t>(len) * esize);
           } else {
             for (index_t k = 0; k < len; ++k)
               std::memcpy(dst + (offset + k * step) * esize, src + (j + k) * esize, esize);
