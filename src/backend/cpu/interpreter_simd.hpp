@@ -33,6 +33,12 @@ struct InterpreterKernels {
   /// written (the caller adds one to its single count when the whole row is folded).
   index_t (*moments_row_f64)(const double* x, index_t n, double na, double* count, double* mean,
                              double* m2);
+  /// moments_row_f64 without counts for moment_rows_at_once consecutive rows, rows[0] first: each
+  /// entry takes the rows in order with the same operations, its mean and m2 held in registers
+  /// between them rather than stored and reloaded per row. Returns how many entries took every
+  /// row, stopping before a block where some row's value or the state is not finite.
+  index_t (*moments_rows_f64)(const double* const* rows, index_t n, double na, double* mean,
+                              double* m2);
   /// Two float64 add/sub/mul/div in one pass: entry op1 * 8 + op2 * 2 + left computes
   /// r = (a op1 b) op2 c when left is 1 and r = c op2 (a op1 b) when it is 0, from args
   /// {a, b, c}; each operation rounds as the single loops do.
@@ -43,6 +49,9 @@ struct InterpreterKernels {
   /// later store (another thread may read them once the task that wrote them is done).
   void (*stream_copy)(void* dst, const void* src, std::size_t bytes);
 };
+
+/// Rows folded by one moments_rows_f64 call.
+inline constexpr int moment_rows_at_once = 8;
 
 /// The AVX-512 and AVX2 loops (one source, interpreter_loops.inc), or nullptr when this build has
 /// none.
