@@ -173,7 +173,7 @@ TEST(CudaCodegen, LoadsFirstOnlyForArithmeticWithASlowPath) {
   EXPECT_NE(plain.find("loads_first = false"), std::string::npos);
   for (const OpCode slow : {OpCode::div, OpCode::sqrt, OpCode::exp, OpCode::pow}) {
     p.instrs[1].op = slow;
-    p.instrs[1].args = {3, plan::opcode_arity(slow) == 1 ? -1 : 3, -1};
+    p.instrs[1].args = {3, static_cast<std::int16_t>(plan::opcode_arity(slow) == 1 ? -1 : 3), -1};
     EXPECT_TRUE(cuda::loads_first(p)) << static_cast<int>(slow);
     EXPECT_NE(cuda::generate_source(p, cuda::KernelSet::store).find("loads_first = true"),
               std::string::npos);
