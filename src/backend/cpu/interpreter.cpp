@@ -864,26 +864,29 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
                   len, {columns.count + at, columns.mean + at, columns.m2 + at});
   };
 
-  // var/std over every axis but the last of a float64 block read in place (x.var(Axes{0}), the
-  // moments pass of a standardize): rows fold into the entries moment_rows_at_once at a time,
-  // each entry's mean and M2 kept in registers across them instead of stored and reloaded per
-  // row (x.std(Axes{0}) of 8192 x 4096 on machine A: 28-34 ms -> 16-21 ms, the same bits). The
-  // tile loop below takes the rows left over.
+  // Sums, means, vars and stds over every axis but the last of a float64 block read in place
+  // (x.mean(Axes{0}), the moments pass of a standardize): rows fold into the entries
+  // rows_at_once at a time, each entry's state kept in registers across them instead of stored
+  // and reloaded per row; every entry takes its rows in order with the same operations, so the
+  // bits are the same. On machine A, 8192 x 4096: x.std(Axes{0}) 28-34 ms -> 16-21 ms. The tile
+  // loop below takes the rows left over.
   index_t first_position = 0;
   const int last = g.ndim - 1;
-  bool rows_fold_into_entries = moment_rows && uniform_counts && wide && result < nl &&
-                                sink_map.coef[last] == 1 && moment_span == g.extent[last];
+  const bool moments_at_once = moment_rows && uniform_counts && moment_span == g.extent[last];
+  const bool sums_at_once = sum_row != nullptr && sum_binary_row == nullptr;
+  bool rows_fold_into_entries =
+      (moments_at_once || sums_at_once) && wide && result < nl && sink_map.coef[last] == 1;
   for (int k = 0; k < last; ++k)
     rows_fold_into_entries = rows_fold_into_entries && sink_map.coef[k] == 0;
   const auto direct_leaf = std::find_if(leaf_steps.begin(), leaf_steps.end(),
                                         [&](const LeafStep& s) { return s.value == result; });
   if (rows_fold_into_entries && direct_leaf != leaf_steps.end() && direct_leaf->in_place) {
-    constexpr int R = detail::moment_rows_at_once;
+    constexpr int R = detail::rows_at_once;
     const index_t row_length = g.extent[last];
     const index_t rows = size / row_length;
     const auto* input = static_cast<const double*>(direct_leaf->input);
     index_t row = 0;
-    for (; row + R <= rows && uniform_counts; row += R) {
+    for (; row + R <= rows && (sums_at_once || uniform_counts); row += R) {
       const double* at_rows[R];
       for (int r = 0; r < R; ++r) {
         index_t idx[plan::max_ndim] = {};
@@ -892,6 +895,10 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
           rest /= g.extent[k];
         }
         at_rows[r] = input + direct_leaf->map->at(idx, g.ndim);
+      }
+      if (sums_at_once) {
+        wide->sum_rows_f64(at_rows, row_length, &partials[sink_map.base].f);
+        continue;
       }
       const index_t done =
           wide->moments_rows_f64(at_rows, row_length, uniform_count, columns.mean, columns.m2);

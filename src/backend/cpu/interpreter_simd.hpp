@@ -33,7 +33,10 @@ struct InterpreterKernels {
   /// written (the caller adds one to its single count when the whole row is folded).
   index_t (*moments_row_f64)(const double* x, index_t n, double na, double* count, double* mean,
                              double* m2);
-  /// moments_row_f64 without counts for moment_rows_at_once consecutive rows, rows[0] first: each
+  /// f[k] += rows[0][k], then rows[1][k], ... for rows_at_once rows: sum_row_f64 of each row in
+  /// turn, with f[k] held in a register between them.
+  void (*sum_rows_f64)(const double* const* rows, index_t n, double* f);
+  /// moments_row_f64 without counts for rows_at_once consecutive rows, rows[0] first: each
   /// entry takes the rows in order with the same operations, its mean and m2 held in registers
   /// between them rather than stored and reloaded per row. Returns how many entries took every
   /// row, stopping before a block where some row's value or the state is not finite.
@@ -50,8 +53,8 @@ struct InterpreterKernels {
   void (*stream_copy)(void* dst, const void* src, std::size_t bytes);
 };
 
-/// Rows folded by one moments_rows_f64 call.
-inline constexpr int moment_rows_at_once = 8;
+/// Rows folded by one sum_rows_f64 or moments_rows_f64 call.
+inline constexpr int rows_at_once = 8;
 
 /// The AVX-512 and AVX2 loops (one source, interpreter_loops.inc), or nullptr when this build has
 /// none.
