@@ -1463,6 +1463,57 @@ TEST(CpuInterpreter, LargeStoresBypassingTheCachesWriteExactlyTheirElements) {
   }
 }
 
+TEST(CpuInterpreter, LargeArithmeticStoresStreamTheirResultsExactly) {
+  // The last float64 add/sub/mul/div, or a fused pair of them, of a block of 4 MiB and more
+  // writes the output itself with non-temporal stores where a tile is one run: rows longer than
+  // a tile whose output starts anywhere in a line, with cells around them that must keep their
+  // value, and the same bits as the operations one by one.
+  const index_t cols = 4099, rows = (index_t{5} << 20) / (8 * cols) + 1;
+  std::vector<double> x(static_cast<std::size_t>(cols)), y(x.size());
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    x[k] = static_cast<double>(k % 7) - 2.5 + 1e-3 * static_cast<double>(k);
+    y[k] = 0.75 + static_cast<double>(k % 5);
+  }
+  Leaf row; // r + 1 at row r
+  row.kind = LeafKind::arange;
+  row.dtype = DType::float64;
+  row.a = {1.0, 0};
+  row.b = {1.0, 0};
+  row.map = amap(0, {1, 0});
+  for (const bool pair : {false, true})
+    for (const index_t shift : {index_t{0}, index_t{1}, index_t{3}}) {
+      SCOPED_TRACE(std::string(pair ? "pair" : "single") + " shift " + std::to_string(shift));
+      BlockProgram p = box_program({rows, cols});
+      p.leaves = {stored_leaf(DType::float64, 0, amap(0, {0, 1})), row,
+                  stored_leaf(DType::float64, 1, amap(0, {0, 1}))};
+      if (pair) // (x - (r + 1)) / y
+        p.instrs = {instr(OpCode::sub, DType::float64, 0, 1),
+                    instr(OpCode::div, DType::float64, 3, 2)};
+      else // x / (r + 1)
+        p.instrs = {instr(OpCode::div, DType::float64, 0, 1)};
+      const index_t pitch = cols + 5;
+      p.sink.map = amap(shift, {pitch, 1});
+      const std::size_t n = static_cast<std::size_t>(rows * pitch + shift);
+      std::vector<double> out(n + 8, -7.0);
+      const void* in[] = {x.data(), y.data()};
+      run_program(p, in, out.data());
+      for (index_t r = 0; r < rows; ++r)
+        for (index_t c = -shift; c < pitch - shift; ++c) {
+          const double got = out[static_cast<std::size_t>(shift + r * pitch + c)];
+          if (c < 0 || c >= cols) {
+            ASSERT_EQ(got, -7.0) << "row " << r << " column " << c << " was written";
+            continue;
+          }
+          const double xc = x[static_cast<std::size_t>(c)], rr = static_cast<double>(r + 1);
+          const double want = pair ? (xc - rr) / y[static_cast<std::size_t>(c)] : xc / rr;
+          ASSERT_TRUE(same_bits_or_nan(got, want))
+              << r << ", " << c << ": " << got << " vs " << want;
+        }
+      for (std::size_t k = n; k < out.size(); ++k)
+        ASSERT_EQ(out[k], -7.0) << "written past the output";
+    }
+}
+
 // ---- Text forms ------------------------------------------------------------------------------
 
 TEST(BlockProgramText, StructureKeyIgnoresConstantsMapsAndExtents) {

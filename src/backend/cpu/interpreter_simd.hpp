@@ -46,6 +46,11 @@ struct InterpreterKernels {
   /// r = (a op1 b) op2 c when left is 1 and r = c op2 (a op1 b) when it is 0, from args
   /// {a, b, c}; each operation rounds as the single loops do.
   const Binary* binary_pair_f64;
+  /// binary_f64 and binary_pair_f64 writing their result with non-temporal stores (see
+  /// stream_copy), fenced before returning: a large output computed and sent to memory in one
+  /// pass.
+  Binary binary_stream_f64[4];
+  const Binary* binary_pair_stream_f64;
   /// memcpy with non-temporal stores, which write whole cache lines to memory without first
   /// reading them into the caches as ordinary stores do: for outputs larger than the caches this
   /// saves a third of the traffic. Fenced before returning, so the bytes are ordered before any
