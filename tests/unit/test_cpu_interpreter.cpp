@@ -1157,8 +1157,9 @@ TEST(CpuInterpreter, KeptAxisReductionsEqualTheElementFoldBitForBit) {
 
 TEST(CpuInterpreter, ColumnMomentsOfRowGroupsEqualTheElementFoldBitForBit) {
   // var over axis 0 of a stored block folds eight rows at a time while every value is finite; a
-  // rare infinity or NaN sends the entries from its block on to the one-row loops, within a
-  // group and from then on. Each entry must still see the scalar fold of its column in order.
+  // rare infinity or NaN (or an overflow) sends the entries from its block on to the one-row
+  // loops, within a group and from then on; the last entries of a row (4100 is not a whole
+  // number of vectors) take the eight rows one entry at a time. Each entry must still see the scalar fold of its column in order.
   std::mt19937_64 rng(31);
   const index_t rows = 29, cols = 4100;
   for (const auto& specials : std::vector<std::vector<std::pair<index_t, double>>>{
@@ -1166,7 +1167,11 @@ TEST(CpuInterpreter, ColumnMomentsOfRowGroupsEqualTheElementFoldBitForBit) {
            {{11 * cols + 1000, nan_v}},
            {{3 * cols + 70, inf_v}, {20 * cols + 3000, -inf_v}},
            {{0, nan_v}},
-           {{28 * cols + 4099, inf_v}}}) {
+           {{28 * cols + 4099, inf_v}},
+           {{5 * cols + 4098, nan_v}, {13 * cols + 4097, -inf_v}},
+           // finite values whose squared deviation overflows: m2 becomes infinite, and the
+           // blocks holding them take the one-row loops though nothing was infinite before
+           {{9 * cols + 200, 1e300}, {10 * cols + 200, -1e300}, {2 * cols + 4099, 1e300}}}) {
     std::vector<double> x = awkward_values(rows * cols, rng, false);
     for (const auto& [at, v] : specials)
       x[static_cast<std::size_t>(at)] = v;
