@@ -23,7 +23,7 @@ namespace {
 /// virtual machines (where a fault can take 10 us) is the difference between copying at memory
 /// speed and at a few hundred MB/s.
 constexpr std::size_t huge_page = std::size_t{2} << 20;
-constexpr std::size_t huge_from = 2 * huge_page;
+constexpr std::size_t huge_from = detail::large_host_block;
 
 std::size_t rounded_size(std::size_t bytes) {
   const std::size_t align = bytes >= huge_from ? huge_page : 64;

@@ -87,6 +87,23 @@ TEST_F(Creation, FromHostCopiesTheDataWhenCalled) {
   EXPECT_TRUE(matches(b.compute(), Dense<std::int32_t>({3}, {7, 8, 9})));
 }
 
+TEST_F(Creation, FromHostOfALargeArrayCopiesEveryBlockInPlace) {
+  // 48 MiB: copied into its blocks on several threads, and on a GPU machine into page-locked
+  // blocks of both kinds (registered host memory from 4 MiB on, cudaMallocHost below); ragged
+  // edges on every axis.
+  const Shape shape{3, 1000, 2003};
+  std::vector<double> data(static_cast<std::size_t>(shape.size()));
+  for (std::size_t k = 0; k < data.size(); ++k)
+    data[k] = static_cast<double>(k) * 0.5 - 7.0;
+  const auto a = from_host<Backend>(std::span<const double>(data), shape, Chunks{2, 500, 700});
+  EXPECT_EQ(a.numblocks(), 12);
+  std::vector<double> out(data.size(), -1.0);
+  a.to_host(std::span<double>(out));
+  for (std::size_t k = 0; k < data.size(); ++k)
+    ASSERT_EQ(out[k], data[k]) << "element " << k;
+  EXPECT_EQ(a(2, 999, 2002).item(), data.back());
+}
+
 template <class T>
 void check_arange(T start, T stop, T step, index_t chunk, const std::vector<T>& want,
                   Tolerance tol = {}) {

@@ -46,6 +46,8 @@ class HostBuffer final : public Buffer {
 std::shared_ptr<Buffer> make_host_buffer(std::size_t bytes);
 
 namespace detail {
+/// Size from which allocate_host places blocks on huge pages and keeps them for reuse.
+inline constexpr std::size_t large_host_block = std::size_t{4} << 20;
 /// The host memory behind HostBuffer and NDArray: 64-byte aligned; from 4 MiB on, 2 MiB aligned
 /// and offered to the kernel for transparent huge pages, so that first touches fault 512 times
 /// less often, and freed blocks of that size are kept (up to 1/16 of physical memory, 4 GiB at

@@ -7,18 +7,16 @@
 #include <chunked/backend/cuda/runtime.hpp>
 #include <chunked/backend/cuda/runtime_api.hpp>
 #include <chunked/plan/partial.hpp>
+#include <chunked/runtime/parallel_for.hpp>
 #include <chunked/runtime/scheduler.hpp>
 #include <chunked/runtime/task_graph.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
-#include <exception>
 #include <functional>
 #include <mutex>
-#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -742,32 +740,11 @@ void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices) {
   }
   if (jobs.size() < 2)
     return; // nothing to overlap: the first launch compiles it
-  const std::size_t total = jobs.size() * devices.size();
-  const std::size_t threads =
-      std::min<std::size_t>(total, std::max(1u, std::thread::hardware_concurrency()));
-  std::atomic<std::size_t> next{0};
-  std::mutex error_mutex;
-  std::exception_ptr error;
-  auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < total;) {
-      const auto& [key, source] = jobs[i / devices.size()];
-      try {
-        get_module(devices[i % devices.size()], key, source);
-      } catch (...) {
-        std::lock_guard lock(error_mutex);
-        if (!error)
-          error = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t k = 1; k < threads; ++k)
-    pool.emplace_back(work);
-  work();
-  for (std::thread& thread : pool)
-    thread.join();
-  if (error)
-    std::rethrow_exception(error);
+  runtime::parallel_for(jobs.size() * devices.size(), runtime::hardware_threads(),
+                        [&](std::size_t i) {
+                          const auto& [key, source] = jobs[i / devices.size()];
+                          get_module(devices[i % devices.size()], key, source);
+                        });
 }
 
 } // namespace

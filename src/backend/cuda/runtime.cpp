@@ -159,10 +159,25 @@ DeviceBuffer::~DeviceBuffer() {
 }
 
 namespace {
+/// Large blocks are ordinary host memory on huge pages, page-locked with cudaHostRegister: on H1
+/// (8 GiB in 256 MiB blocks) cudaMallocHost took 3.4-3.5 s and cudaFreeHost 1.0-1.4 s, where
+/// registering the same bytes took 0.22 s and unregistering and freeing them 0.19 s, with the
+/// same 55 GB/s to the device. Freed blocks go back to the host allocator's cache, so a block of
+/// a size used before costs only its registration.
+bool registered(std::size_t bytes) { return bytes >= detail::large_host_block; }
+
 void* allocate_pinned(std::size_t bytes) {
+  const std::string what = fmt::format("({} bytes of pinned host memory)", bytes);
   void* p = nullptr;
-  check(cudaMallocHost(&p, bytes == 0 ? 1 : bytes), "cudaMallocHost", -1,
-        fmt::format("({} bytes of pinned host memory)", bytes));
+  if (!registered(bytes)) {
+    check(cudaMallocHost(&p, bytes == 0 ? 1 : bytes), "cudaMallocHost", -1, what);
+    return p;
+  }
+  p = detail::allocate_host(bytes);
+  const cudaError_t status = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
+  if (status != cudaSuccess)
+    detail::free_host(p, bytes);
+  check(status, "cudaHostRegister", -1, what);
   return p;
 }
 } // namespace
@@ -170,7 +185,14 @@ void* allocate_pinned(std::size_t bytes) {
 PinnedBuffer::PinnedBuffer(std::size_t bytes)
     : Buffer(allocate_pinned(bytes), bytes, MemorySpace{}) {}
 
-PinnedBuffer::~PinnedBuffer() { cudaFreeHost(data()); }
+PinnedBuffer::~PinnedBuffer() {
+  if (registered(bytes())) {
+    cudaHostUnregister(data());
+    detail::free_host(data(), bytes());
+  } else {
+    cudaFreeHost(data());
+  }
+}
 
 namespace {
 struct StagingPool {
