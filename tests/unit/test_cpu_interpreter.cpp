@@ -1314,18 +1314,23 @@ TEST(CpuInterpreter, ArithmeticPairsEqualTheSeparateOperationsBitForBit) {
 
 TEST(CpuInterpreter, MinMaxOverAllAxesKeepTheFirstNanAndTheLastOfEqualZeros) {
   // The lane-parallel extreme must give what the scalar fold gives: the first NaN's bits, and
-  // among zeros of both signs the sign of the last one in box order.
+  // among zeros of both signs the sign of the last one in box order. Patterns: normal values;
+  // zeros of both signs; small integers (zero the extreme) with 2 or 3 NaNs; normal values with
+  // infinities of both signs, without and with a NaN.
   std::mt19937_64 rng(29);
-  for (index_t n : {1, 7, 8, 9, 2047, 2048, 2049, 5000})
-    for (int pattern = 0; pattern < 4; ++pattern)
+  for (index_t n : {1, 7, 8, 9, 31, 32, 33, 2047, 2048, 2049, 5000})
+    for (int pattern = 0; pattern < 6; ++pattern)
       for (bool mx : {false, true}) {
         std::vector<double> x(static_cast<std::size_t>(n));
         for (double& v : x)
-          v = pattern == 0   ? std::normal_distribution<double>()(rng)
-              : pattern == 1 ? ((rng() & 1) ? 0.0 : -0.0)
-                             : (mx ? -1.0 : 1.0) * static_cast<double>(rng() % 3);
-        if (pattern >= 2)
-          for (int k = 0; k < pattern; ++k) {
+          v = pattern == 0 || pattern >= 4 ? std::normal_distribution<double>()(rng)
+              : pattern == 1               ? ((rng() & 1) ? 0.0 : -0.0)
+                                           : (mx ? -1.0 : 1.0) * static_cast<double>(rng() % 3);
+        if (pattern >= 4)
+          for (int k = 0; k < 3; ++k)
+            x[rng() % x.size()] = (rng() & 1) ? inf_v : -inf_v;
+        if (pattern == 2 || pattern == 3 || pattern == 5)
+          for (int k = 0; k < (pattern == 5 ? 1 : pattern); ++k) {
             double q = nan_v;
             std::uint64_t bits;
             std::memcpy(&bits, &q, sizeof q);

@@ -441,7 +441,29 @@ template <class T> void moment_row(const void* x, index_t n, const MomentColumns
   moments_row(static_cast<const T*>(x), n, s);
 }
 
-ReduceTile select_reduce(plan::ReduceOp op, DType t) {
+/// MinMaxAcc<double, Max> through the wide loops, which leave results that depend on the order
+/// of the values (a NaN, a zero) to it: the same results, as fast as the sums.
+template <bool Max> struct WideExtremeAcc {
+  using value_type = double;
+  using Base = MinMaxAcc<double, Max>;
+  static constexpr int words = 1;
+  static void segment(const double* x, const index_t* index, index_t n, PartialWord* e) {
+    double m;
+    if (detail::interpreter_kernels()->extreme_f64[Max](x, n, &m))
+      e->f = Max ? detail::nan_max(e->f, m) : detail::nan_min(e->f, m);
+    else
+      Base::segment(x, index, n, e);
+  }
+  static void row(const double* x, const index_t*, index_t n, PartialWord* e) {
+    detail::interpreter_kernels()->extreme_row_f64[Max](x, n, &e->f);
+  }
+  static void element(double x, index_t index, PartialWord* e) { Base::element(x, index, e); }
+};
+
+ReduceTile select_reduce(plan::ReduceOp op, DType t, const detail::InterpreterKernels* wide) {
+  if (wide && t == DType::float64 && (op == plan::ReduceOp::min || op == plan::ReduceOp::max))
+    return op == plan::ReduceOp::max ? &reduce_tile<WideExtremeAcc<true>>
+                                     : &reduce_tile<WideExtremeAcc<false>>;
   return visit_dtype(t, [&](auto tag) -> ReduceTile {
     using T = decltype(tag);
     using plan::ReduceOp;
@@ -756,7 +778,7 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
   ReduceTile reduce_fn = nullptr;
   bool all_reduced = true;
   if (reduce) {
-    reduce_fn = select_reduce(p.sink.op, result_dtype);
+    reduce_fn = select_reduce(p.sink.op, result_dtype, wide);
     for (int k = 0; k < g.ndim; ++k)
       all_reduced = all_reduced && sink_map.coef[k] == 0;
   } else {

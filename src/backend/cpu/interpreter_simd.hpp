@@ -51,6 +51,13 @@ struct InterpreterKernels {
   /// pass.
   Binary binary_stream_f64[4];
   const Binary* binary_pair_stream_f64;
+  /// f[k] = maximum(f[k], x[k]) (index 1) or minimum (index 0), NaN-propagating as
+  /// scalar::combine_max/min: kept-axis max and min rows of float64 values.
+  void (*extreme_row_f64[2])(const double* x, index_t n, double* f);
+  /// The max (index 1) or min (index 0) of x[0 .. n) into *m, the identity when n is 0, and true;
+  /// or false, leaving *m alone, when that extreme is NaN or a zero: which NaN or which zero the
+  /// fold in index order gives depends on the order, so the baseline fold decides those.
+  bool (*extreme_f64[2])(const double* x, index_t n, double* m);
   /// memcpy with non-temporal stores, which write whole cache lines to memory without first
   /// reading them into the caches as ordinary stores do: for outputs larger than the caches this
   /// saves a third of the traffic. Fenced before returning, so the bytes are ordered before any
