@@ -54,6 +54,9 @@ struct InterpreterKernels {
   /// f[k] = maximum(f[k], x[k]) (index 1) or minimum (index 0), NaN-propagating as
   /// scalar::combine_max/min: kept-axis max and min rows of float64 values.
   void (*extreme_row_f64[2])(const double* x, index_t n, double* f);
+  /// extreme_row_f64 of rows_at_once rows in turn, rows[0] first, f[k] held in a register
+  /// between them.
+  void (*extreme_rows_f64[2])(const double* const* rows, index_t n, double* f);
   /// The max (index 1) or min (index 0) of x[0 .. n) into *m, the identity when n is 0, and true;
   /// or false, leaving *m alone, when that extreme is NaN or a zero: which NaN or which zero the
   /// fold in index order gives depends on the order, so the baseline fold decides those.
@@ -65,7 +68,7 @@ struct InterpreterKernels {
   void (*stream_copy)(void* dst, const void* src, std::size_t bytes);
 };
 
-/// Rows folded by one sum_rows_f64 or moments_rows_f64 call.
+/// Rows folded by one sum_rows_f64, extreme_rows_f64 or moments_rows_f64 call.
 inline constexpr int rows_at_once = 8;
 
 /// The AVX-512 and AVX2 loops (one source, interpreter_loops.inc), or nullptr when this build has
