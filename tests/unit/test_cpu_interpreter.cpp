@@ -649,6 +649,29 @@ TEST(CpuInterpreter, LeavesThroughOddMapsAndStridedStores) {
   }
 }
 
+TEST(CpuInterpreter, ReversedAndEveryOtherReadsOfEightByteLeaves) {
+  // x[::-1] and x[::2] of float64 and int64 go through whole-vector gathers: every length around
+  // the vector widths, read from buffers that end at the last element read (so that a read past
+  // it shows under the address sanitizer), against the element-by-element definition.
+  for (const DType t : {DType::float64, DType::int64})
+    for (const index_t step : {-1, 2})
+      for (index_t n = 1; n <= 40; ++n) {
+        const index_t span = step == 2 ? 2 * n - 1 : n;
+        std::vector<std::int64_t> src(static_cast<std::size_t>(span));
+        for (index_t k = 0; k < span; ++k)
+          src[static_cast<std::size_t>(k)] = k * 1000003 + 7; // float64: any bits will do
+        BlockProgram p = box_program({n});
+        p.leaves = {stored_leaf(t, 0, amap(step < 0 ? span - 1 : 0, {step}))};
+        std::vector<std::int64_t> out(static_cast<std::size_t>(n), -1);
+        const void* in[] = {src.data()};
+        run_program(p, in, out.data());
+        for (index_t k = 0; k < n; ++k)
+          ASSERT_EQ(out[static_cast<std::size_t>(k)],
+                    src[static_cast<std::size_t>(step < 0 ? span - 1 - k : 2 * k)])
+              << dtype_name(t) << " step " << step << " length " << n << " element " << k;
+      }
+}
+
 TEST(CpuInterpreter, ArangeInEveryDtype) {
   for (DType t : all_dtypes) {
     BlockProgram p = box_program({3, 1500});

@@ -341,6 +341,12 @@ using LeafFill = void (*)(const Leaf& leaf, const void* input, index_t offset, i
 template <class T>
 void fill_stored(const Leaf&, const void* input, index_t offset, index_t step, index_t len,
                  void* out) {
+  if constexpr (sizeof(T) == 8)
+    if (step == -1 || step == 2)
+      if (const detail::InterpreterKernels* wide = detail::interpreter_kernels()) {
+        wide->gather8[step == 2](static_cast<const T*>(input) + offset, out, len);
+        return;
+      }
   strided_copy(static_cast<const T*>(input) + offset, step, static_cast<T*>(out), 1, len);
 }
 

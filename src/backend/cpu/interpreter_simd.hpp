@@ -61,6 +61,10 @@ struct InterpreterKernels {
   /// or false, leaving *m alone, when that extreme is NaN or a zero: which NaN or which zero the
   /// fold in index order gives depends on the order, so the baseline fold decides those.
   bool (*extreme_f64[2])(const double* x, index_t n, double* m);
+  /// dst[k] = src[-k] (index 0) or src[2 k] (index 1) for k < len, of 8-byte elements: the
+  /// reversed and every-other-element reads of a stored leaf, by whole vectors and a permute.
+  /// Never reads outside the elements named.
+  void (*gather8[2])(const void* src, void* dst, index_t len);
   /// memcpy with non-temporal stores, which write whole cache lines to memory without first
   /// reading them into the caches as ordinary stores do: for outputs larger than the caches this
   /// saves a third of the traffic. Fenced before returning, so the bytes are ordered before any
