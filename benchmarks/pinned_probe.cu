@@ -8,7 +8,8 @@
 //   malloc-host par  both on all cores, each thread its own blocks;
 //   register seq     2 MiB-aligned host memory offered for huge pages, copied into on all cores,
 //                    then cudaHostRegister block by block on one thread;
-//   register par     the same with each thread registering its own blocks (the library now);
+//   register par     the same with each thread registering its own blocks after copying;
+//   register first   the same registering each block before copying into it;
 //
 // each with the matching frees, two rounds; then the host -> device rate of a 256 MiB block of
 // each kind (CUDA events).
@@ -164,6 +165,21 @@ int main(int argc, char** argv) {
       std::free(p[b]);
     });
     std::printf("round %d  register par:    %.2f s (%.1f GB/s), unregister and free %.2f s\n",
+                round, made, gb / made, seconds_since(t));
+
+    t = Clock::now();
+    on_threads(cores, blocks, [&](std::size_t b) {
+      p[b] = huge_page_block();
+      CHECK(cudaHostRegister(p[b], block_bytes, cudaHostRegisterPortable));
+      copy_in(b);
+    });
+    made = seconds_since(t);
+    t = Clock::now();
+    on_threads(cores, blocks, [&](std::size_t b) {
+      CHECK(cudaHostUnregister(p[b]));
+      std::free(p[b]);
+    });
+    std::printf("round %d  register first:  %.2f s (%.1f GB/s), unregister and free %.2f s\n",
                 round, made, gb / made, seconds_since(t));
   }
 
