@@ -672,6 +672,46 @@ TEST(CpuInterpreter, ReversedAndEveryOtherReadsOfEightByteLeaves) {
       }
 }
 
+TEST(CpuInterpreter, LastAxisReductionsReadEveryLayoutOfAStoredBlock) {
+  // Reducing the last axis cuts each tile into rows; a block laid out in C order is then read in
+  // place across the rows, any other layout (rows further apart, columns first) through the tile
+  // buffer. Each row's max and min must be those of its own values.
+  std::mt19937_64 rng(41);
+  const index_t rows = 37, cols = 300, pitch = 301;
+  std::vector<double> x(static_cast<std::size_t>(rows * pitch));
+  for (double& v : x)
+    v = std::normal_distribution<double>()(rng);
+  struct Layout {
+    const char* name;
+    AffineMap map;
+    index_t at(index_t r, index_t c) const { return map.base + map.coef[0] * r + map.coef[1] * c; }
+  };
+  for (const Layout& layout : {Layout{"C order", amap(0, {cols, 1})},
+                               Layout{"rows apart", amap(1, {pitch, 1})},
+                               Layout{"columns first", amap(0, {1, rows})}})
+    for (const ReduceOp op : {ReduceOp::max, ReduceOp::min}) {
+      BlockProgram p = box_program({rows, cols});
+      p.leaves = {stored_leaf(DType::float64, 0, layout.map)};
+      p.sink.kind = Sink::Kind::reduce;
+      p.sink.op = op;
+      p.sink.reduced_axes = 1;
+      p.sink.map = amap(0, {1, 0});
+      p.sink.num_partials = rows;
+      std::vector<PartialWord> got(static_cast<std::size_t>(rows));
+      const void* in[] = {x.data()};
+      run_program(p, in, got.data());
+      for (index_t r = 0; r < rows; ++r) {
+        double want = op == ReduceOp::max ? -inf_v : inf_v;
+        for (index_t c = 0; c < cols; ++c) {
+          const double v = x[static_cast<std::size_t>(layout.at(r, c))];
+          want = op == ReduceOp::max ? std::max(want, v) : std::min(want, v);
+        }
+        ASSERT_EQ(got[static_cast<std::size_t>(r)].f, want)
+            << layout.name << " " << reduce_op_name(op) << " row " << r;
+      }
+    }
+}
+
 TEST(CpuInterpreter, ArangeInEveryDtype) {
   for (DType t : all_dtypes) {
     BlockProgram p = box_program({3, 1500});

@@ -598,7 +598,22 @@ struct LeafStep {
   /// from memory slower than memcpy, (a * b + c).sum(Axes{0}) took 20 ms reading a, b and c in
   /// place against 17.5 ms copying each into its tile buffer first.
   bool in_place;
+  /// in_place, and the map lays the box out in C order: every tile, of however many runs, is
+  /// then one stretch of the input (x.sum(Axes{1}) of a stored block, whose sink cuts each tile
+  /// into rows, reads its rows where they are instead of copying them into the tile buffer).
+  bool dense;
 };
+
+/// Whether m maps box position t (in C order) to m.base + t.
+bool c_order(const AffineMap& m, const Geometry& g) {
+  index_t stride = 1;
+  for (int k = g.ndim - 1; k >= 0; --k) {
+    if (m.coef[k] != stride)
+      return false;
+    stride *= g.extent[k];
+  }
+  return true;
+}
 
 struct InstrStep {
   InstrKernel kernel;
@@ -724,10 +739,11 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
     if (leaf.kind == LeafKind::stored && inputs[leaf.input] == nullptr)
       malformed(p, "stored leaf input " + std::to_string(leaf.input) + " is a null pointer");
     const bool stored = leaf.kind == LeafKind::stored;
+    const bool in_place = stored && (l == result || wide) && leaf_maps[l].coef[g.ndim - 1] == 1;
     leaf_steps.push_back({select_fill(leaf.kind, leaf.dtype), &leaf,
                           stored ? inputs[leaf.input] : nullptr, &leaf_maps[l], slot_ptr(slot[l]),
-                          dtype_size(leaf.dtype), l,
-                          stored && (l == result || wide) && leaf_maps[l].coef[g.ndim - 1] == 1});
+                          dtype_size(leaf.dtype), l, in_place,
+                          in_place && c_order(leaf_maps[l], g)});
   }
   std::vector<InstrStep> instr_steps;
   for (int v = nl; v < nv; ++v) {
@@ -974,7 +990,7 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
     const index_t n = std::min(tile_elements, size - t0);
     runs.cut(g, t0, n);
     for (const LeafStep& s : leaf_steps) {
-      if (s.in_place && runs.single()) {
+      if (s.dense || (s.in_place && runs.single())) {
         where[s.value] = static_cast<const std::byte*>(s.input) +
                          static_cast<std::size_t>(runs.first_offset(*s.map)) * s.elem_size;
         continue;
