@@ -298,6 +298,11 @@ public:
       f(r.j, m.at(r.idx, ndim_), step, r.len);
   }
   index_t first_offset(const AffineMap& m) const { return m.at(runs_.front().idx, ndim_); }
+  /// each() of two maps at once: f(offset under a, step under a, offset under b, len) per run.
+  template <class F> void each_pair(const AffineMap& a, const AffineMap& b, F&& f) const {
+    for (const Run& r : runs_)
+      f(a.at(r.idx, ndim_), a.coef[last_], b.at(r.idx, ndim_), r.len);
+  }
 
 private:
   int ndim_ = 1, last_ = 0;
@@ -985,10 +990,32 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
     first_position = row * row_length;
   }
 
+  // A store whose result is a stored leaf (a slice, a rechunk, a persist) copies each run from
+  // the input to the output, rather than into the tile buffer and from there to the output.
+  const LeafStep* const copied =
+      !reduce && sink_map.coef[last] == 1 && direct_leaf != leaf_steps.end() &&
+              direct_leaf->leaf->kind == LeafKind::stored
+          ? &*direct_leaf
+          : nullptr;
+
   thread_local TileRuns runs;
   for (index_t t0 = first_position; t0 < size; t0 += tile_elements) {
     const index_t n = std::min(tile_elements, size - t0);
     runs.cut(g, t0, n);
+    if (copied) {
+      auto* const out = static_cast<std::byte*>(output);
+      const auto* const in = static_cast<const std::byte*>(copied->input);
+      runs.each_pair(*copied->map, sink_map, [&](index_t from, index_t step, index_t to, index_t len) {
+        if (stream_output && step == 1)
+          wide->stream_copy(out + static_cast<std::size_t>(to) * result_size,
+                            in + static_cast<std::size_t>(from) * result_size,
+                            static_cast<std::size_t>(len) * result_size);
+        else
+          copied->fill(*copied->leaf, in, from, step, len,
+                       out + static_cast<std::size_t>(to) * result_size);
+      });
+      continue;
+    }
     for (const LeafStep& s : leaf_steps) {
       if (s.dense || (s.in_place && runs.single())) {
         where[s.value] = static_cast<const std::byte*>(s.input) +
