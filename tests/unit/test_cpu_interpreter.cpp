@@ -1480,6 +1480,37 @@ TEST(CpuInterpreter, StridedCopiesReadAndWriteEveryLayout) {
       }
 }
 
+TEST(CpuInterpreter, LargeReversedAndEveryOtherCopiesWriteExactlyTheirElements) {
+  // Copies of x[:, ::-1] and x[:, ::2] into blocks of 4 MiB and more go from the input straight
+  // to the output by whole vectors: rows that start anywhere in a line, of lengths that are no
+  // multiple of a vector, next to cells that must keep their value.
+  const index_t cols = 1027, rows = (index_t{5} << 20) / (8 * cols) + 1; // over 5 MiB out
+  for (const index_t step : {-1, 2})
+    for (const index_t shift : {index_t{0}, index_t{1}, index_t{3}}) {
+      const index_t span = step == 2 ? 2 * cols : cols;
+      std::vector<double> x(static_cast<std::size_t>(rows * span));
+      for (std::size_t k = 0; k < x.size(); ++k)
+        x[k] = static_cast<double>(k) + 0.25;
+      BlockProgram p = box_program({rows, cols});
+      p.leaves = {stored_leaf(DType::float64, 0, amap(step < 0 ? cols - 1 : 0, {span, step}))};
+      const index_t pitch = cols + 3;
+      p.sink.map = amap(shift, {pitch, 1});
+      std::vector<double> out(static_cast<std::size_t>(rows * pitch + shift + 8), -7.0);
+      const void* in[] = {x.data()};
+      run_program(p, in, out.data());
+      for (index_t r = 0; r < rows; ++r)
+        for (index_t c = -shift; c < pitch - shift; ++c) {
+          const double got = out[static_cast<std::size_t>(shift + r * pitch + c)];
+          const double want =
+              c < 0 || c >= cols
+                  ? -7.0
+                  : x[static_cast<std::size_t>(r * span + (step < 0 ? cols - 1 - c : 2 * c))];
+          ASSERT_EQ(got, want) << "step " << step << " shift " << shift << " row " << r
+                               << " column " << c;
+        }
+    }
+}
+
 TEST(CpuInterpreter, LargeStoresBypassingTheCachesWriteExactlyTheirElements) {
   // Blocks of 4 MiB and more leave through non-temporal stores, which write whole aligned lines
   // and leave the ragged ends of each run to ordinary stores: outputs of 1, 4 and 8-byte
