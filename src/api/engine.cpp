@@ -130,8 +130,9 @@ graph::NodePtr store_host_data(const void* data, DType dtype, const Shape& shape
   const auto blocks = static_cast<std::size_t>(grid.numblocks());
   const std::size_t total = static_cast<std::size_t>(shape.size()) * esize;
   stored->blocks.resize(blocks);
-  runtime::parallel_for(blocks, std::min(runtime::hardware_threads(), total / (std::size_t{32} << 20) + 1),
-                        copy_block);
+  const std::size_t threads =
+      std::min(runtime::hardware_threads(), total / (std::size_t{32} << 20) + 1);
+  runtime::parallel_for(blocks, threads, copy_block);
   return graph::make_stored(std::move(stored));
 }
 

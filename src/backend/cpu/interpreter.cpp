@@ -930,10 +930,10 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
 
   // Sums, means, maxima, minima, vars and stds over every axis but the last of a float64 block
   // read in place (x.mean(Axes{0}), the moments pass of a standardize): rows fold into the
-  // entries rows_at_once at a time, each entry's state kept in registers across them instead of stored
-  // and reloaded per row; every entry takes its rows in order with the same operations, so the
-  // bits are the same. On machine A, 8192 x 4096: x.std(Axes{0}) 28-34 ms -> 16-21 ms. The tile
-  // loop below takes the rows left over.
+  // entries rows_at_once at a time, each entry's state kept in registers across them instead of
+  // stored and reloaded per row; every entry takes its rows in order with the same operations,
+  // so the bits are the same. On machine A, 8192 x 4096: x.std(Axes{0}) 28-34 ms -> 16-21 ms.
+  // The tile loop below takes the rows left over.
   index_t first_position = 0;
   const int last = g.ndim - 1;
   const bool moments_at_once = moment_rows && uniform_counts && moment_span == g.extent[last];
@@ -1005,7 +1005,8 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
     if (copied) {
       auto* const out = static_cast<std::byte*>(output);
       const auto* const in = static_cast<const std::byte*>(copied->input);
-      runs.each_pair(*copied->map, sink_map, [&](index_t from, index_t step, index_t to, index_t len) {
+      runs.each_pair(*copied->map, sink_map, [&](index_t from, index_t step, index_t to,
+                                                  index_t len) {
         if (stream_output && step == 1)
           wide->stream_copy(out + static_cast<std::size_t>(to) * result_size,
                             in + static_cast<std::size_t>(from) * result_size,
