@@ -24,9 +24,9 @@ void bm_chain(benchmark::State& state) {
   for (std::int64_t k = 0; k < state.range(2); ++k)
     x = k % 2 ? x + 0.25 : x * 0.5;
   std::vector<double> out(host.size());
-  // One run first: from 16 operations on, the chain's constants pass the leaf cap of one program
-  // and an intermediate is stored, whose first allocation maps fresh pages (about 0.4 s on
-  // machine A, where the kernel zeroes pages slowly). The loop measures the steady state.
+  // One run first, so that the loop measures the steady state: a program split at the planner's
+  // caps stores an intermediate, whose first allocation maps fresh pages (about 0.4 s on
+  // machine A, where the kernel zeroes pages slowly).
   x.to_host(std::span<double>(out), options);
   const bench::LoopClock loop;
   for (auto _ : state) {

@@ -5,6 +5,7 @@
 #include <chunked/plan/plan.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -73,6 +74,18 @@ class Lowerer {
   int add_leaf(Leaf leaf) {
     prog_.leaves.push_back(leaf);
     return static_cast<int>(prog_.leaves.size()) - 1;
+  }
+  /// Constants with the same dtype and bits share one leaf: every `x + 1` of a long chain is a
+  /// separate graph node, and a leaf each would split the chain at the leaf cap.
+  int constant_leaf(const Leaf& leaf) {
+    for (std::size_t j = 0; j < prog_.leaves.size(); ++j) {
+      const Leaf& l = prog_.leaves[j];
+      if (l.kind == LeafKind::constant && l.dtype == leaf.dtype &&
+          std::bit_cast<std::uint64_t>(l.a.f) == std::bit_cast<std::uint64_t>(leaf.a.f) &&
+          l.a.i == leaf.a.i)
+        return static_cast<int>(j);
+    }
+    return add_leaf(leaf);
   }
   Planner& planner_;
   int ndim_;
@@ -166,7 +179,7 @@ int Lowerer::lower(const NodePtr& n, const Coords& m, bool is_root) {
       leaf.kind = LeafKind::constant;
       leaf.dtype = n->dtype;
       leaf.a = n->as<graph::ConstantParams>().value;
-      value = add_leaf(leaf);
+      value = constant_leaf(leaf);
       break;
     }
     case NodeKind::arange: {

@@ -5,6 +5,8 @@
 #include "support/backend.hpp"
 #include "support/reference.hpp"
 
+#include <chunked/plan/block_program.hpp>
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -238,6 +240,35 @@ TYPED_TEST(ElementwiseNumeric, ScalarsOnEitherSideFollowNep50) {
   check_unary(
       a, [](auto x) { return clip(x, -2, 3); },
       [](T x) -> T { return np_minimum(np_maximum(x, T(-2)), T(3)); });
+}
+
+// Chains of scalar operations: with a new constant per operation (one leaf each, up to the
+// planner's leaf cap and past it, where the chain is split) and with a few constants repeated
+// (which share leaves), against the same operations applied one by one.
+TYPED_TEST(ElementwiseNumeric, LongChainsOfScalarOperations) {
+  using T = TypeParam;
+  std::mt19937_64 rng(27);
+  const auto a = random_dense<T>({5, 7}, rng, true);
+  for (const int ops : {plan::max_program_leaves - 1, 2 * plan::max_program_leaves})
+    for (const int distinct : {ops, 3}) {
+      // Operation k: adds, subtracts or negates by multiplying with a constant of -1; the
+      // values stay small, so every dtype computes them exactly.
+      const auto constant = [&](int k) { return T(k % distinct + 1); };
+      const auto chain = [&](auto x) {
+        for (int k = 0; k < ops; ++k)
+          x = k % 3 == 0 ? x + constant(k) : k % 3 == 1 ? x - constant(k) : x * T(-1);
+        return x;
+      };
+      const auto want = [&](T x) {
+        for (int k = 0; k < ops; ++k)
+          x = k % 3 == 0   ? np_add(x, constant(k))
+              : k % 3 == 1 ? np_sub(x, constant(k))
+                           : np_mul(x, T(-1));
+        return x;
+      };
+      SCOPED_TRACE(::testing::Message() << ops << " operations, " << distinct << " constants");
+      check_unary(a, chain, want);
+    }
 }
 
 TYPED_TEST(ElementwiseNumeric, MixedDtypesPromoteLikeNumPy) {

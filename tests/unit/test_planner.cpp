@@ -146,6 +146,57 @@ TEST(Planner, LongChainsAreSplitAtTheCap) {
   for (index_t i = 0; i < 64; ++i) EXPECT_EQ(r.data()[i], static_cast<double>(i + 3 * plan::max_program_instrs));
 }
 
+// Equal constants share a leaf; constants that differ in dtype or in bits (0.0 and -0.0) do not.
+TEST(Planner, EqualConstantsShareALeaf) {
+  auto x = arange<double>(0, 64, 1, 16);
+  auto y = ((x + 1.0) * 1.0 + 0.0) * -0.0 + 1.0;
+  std::vector<double> out;
+  const plan::Plan p = plan_for(y.node(), out);
+  ASSERT_EQ(p.stages.size(), 1u);
+  std::vector<double> constants;
+  for (const auto& leaf : p.stages[0].program.leaves)
+    if (leaf.kind == LeafKind::constant) constants.push_back(leaf.a.f);
+  ASSERT_EQ(constants.size(), 3u) << p.describe();
+  EXPECT_EQ(constants[0], 1.0);
+  EXPECT_FALSE(std::signbit(constants[1]));
+  EXPECT_TRUE(std::signbit(constants[2]));
+  const auto r = y.compute();
+  for (index_t i = 0; i < 64; ++i) EXPECT_EQ(r.data()[i], 1.0);
+
+  auto i64 = arange<std::int64_t>(0, 64, 1, 16);
+  auto z = (i64 + std::int64_t{2}).astype<double>() * 2.0;
+  const plan::Plan q = plan_for(z.node(), out);
+  int leaves = 0;
+  for (const auto& leaf : q.stages[0].program.leaves) leaves += leaf.kind == LeafKind::constant;
+  EXPECT_EQ(leaves, 2) << "an int64 2 and a float64 2 are different leaves";
+  const auto rz = z.compute();
+  for (index_t i = 0; i < 64; ++i) EXPECT_EQ(rz.data()[i], 2.0 * static_cast<double>(i + 2));
+}
+
+// A chain with a distinct constant per operation stays one program up to the leaf cap, and past
+// it is split with a stored intermediate, each part within the cap.
+TEST(Planner, ChainsOfDistinctConstantsAreSplitAtTheLeafCap) {
+  for (const int ops : {plan::max_program_leaves - 1, 2 * plan::max_program_leaves}) {
+    auto x = arange<double>(0, 64, 1, 16);
+    auto y = x;
+    double expect_shift = 0;
+    for (int i = 0; i < ops; ++i) {
+      y = y + static_cast<double>(i + 1);
+      expect_shift += i + 1;
+    }
+    std::vector<double> out;
+    const plan::Plan p = plan_for(y.node(), out);
+    if (ops < plan::max_program_leaves)
+      EXPECT_EQ(p.stages.size(), 1u) << ops << " operations: " << p.describe();
+    else
+      EXPECT_GT(p.stages.size(), 1u) << ops << " operations";
+    for (const auto& st : p.stages)
+      EXPECT_LE(st.program.leaves.size(), static_cast<std::size_t>(plan::max_program_leaves));
+    const auto r = y.compute();
+    for (index_t i = 0; i < 64; ++i) EXPECT_EQ(r.data()[i], static_cast<double>(i) + expect_shift);
+  }
+}
+
 // Work shared by several requested arrays is planned once.
 TEST(Planner, SharedReductionIsComputedOnce) {
   auto a = arange<double>(0, 100, 1, 10);

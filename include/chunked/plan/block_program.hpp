@@ -18,8 +18,9 @@ inline constexpr int max_ndim = 8;
 /// Most instructions one program may hold; the planner stores an intermediate past this cap so
 /// that generated kernels stay small enough to compile quickly and keep registers in check.
 inline constexpr int max_program_instrs = 48;
-/// Most leaves one program may hold (kernel parameter space is finite).
-inline constexpr int max_program_leaves = 16;
+/// Most leaves one program may hold: each is a slot of a generated kernel's parameter block,
+/// which stays within the 4 KiB that every CUDA launch accepts. Equal constants share a leaf.
+inline constexpr int max_program_leaves = 24;
 
 /// An index that is affine in the position i = (i_0 .. i_{ndim-1}) inside the iteration box:
 /// `base + sum_k coef[k] * i_k`. Strides may be negative (reversed slices) or zero (broadcasting).

@@ -139,6 +139,9 @@ std::string accumulator(ReduceOp op, DType input) {
   throw ValueError("cuda codegen: unknown reduce op");
 }
 
+static_assert(kernel::args_max_leaves >= plan::max_program_leaves,
+              "every program the planner emits must fit a kernel's leaf slots");
+
 void check_program(const BlockProgram& p) {
   if (p.ndim < 0 || p.ndim > kernel::args_max_ndim)
     throw ValueError(

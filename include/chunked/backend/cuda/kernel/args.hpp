@@ -13,7 +13,7 @@ using u64 = unsigned long long;
 static_assert(sizeof(i64) == 8 && sizeof(void*) == 8, "kernel arguments assume LP64");
 
 inline constexpr int args_max_ndim = 8;
-inline constexpr int args_max_leaves = 16;
+inline constexpr int args_max_leaves = 24;
 /// Threads per CUDA block of every program kernel (the block reductions assume it).
 inline constexpr int block_threads_host = 256;
 
@@ -46,5 +46,7 @@ struct ProgramArgs {
   void* scratch; ///< reduce over all axes: per-CUDA-block partial states
   LeafArgs leaf[args_max_leaves];
 };
+// Launches pass ProgramArgs by value, with at most 8 more bytes of kernel parameters.
+static_assert(sizeof(ProgramArgs) + 8 <= 4096, "a kernel's parameters must fit in 4 KiB");
 
 } // namespace chunked::cuda::kernel
