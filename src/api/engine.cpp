@@ -106,9 +106,9 @@ graph::NodePtr store_host_data(const void* data, DType dtype, const Shape& shape
     index_t n = 1;
     for (index_t e : ext) n *= e;
     const auto bytes = static_cast<std::size_t>(n) * esize;
-    auto buf = pinned ? cuda::make_transfer_buffer(bytes) : make_host_buffer(bytes);
-    auto* dst = static_cast<unsigned char*>(buf->data());
-    if (n > 0) {
+    const auto fill = [&](void* block) {
+      if (n == 0) return;
+      auto* dst = static_cast<unsigned char*>(block);
       // Copy row by row (innermost axis contiguous in both layouts).
       const index_t row = nd == 0 ? 1 : ext[nd - 1];
       std::vector<index_t> pos(static_cast<std::size_t>(nd), 0);
@@ -122,6 +122,14 @@ graph::NodePtr store_host_data(const void* data, DType dtype, const Shape& shape
           pos[k] = 0;
         }
       }
+    };
+    // The CUDA backend's blocks are written before they are page-locked (the faster order).
+    std::shared_ptr<Buffer> buf;
+    if (pinned) {
+      buf = cuda::make_transfer_buffer(bytes, fill);
+    } else {
+      buf = make_host_buffer(bytes);
+      fill(buf->data());
     }
     stored->blocks[b] = std::move(buf);
   };

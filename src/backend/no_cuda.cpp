@@ -12,7 +12,13 @@ std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan&, const ComputeOpt
   throw BackendError("Cuda backend: this build of chunked has no CUDA support; use chunked::Auto for CPU fallback");
 }
 
-std::shared_ptr<Buffer> make_transfer_buffer(std::size_t bytes) { return make_host_buffer(bytes); }
+std::shared_ptr<Buffer> make_transfer_buffer(std::size_t bytes,
+                                             const std::function<void(void*)>& fill) {
+  auto buffer = make_host_buffer(bytes);
+  if (fill)
+    fill(buffer->data());
+  return buffer;
+}
 
 std::shared_ptr<Buffer> download(const Buffer&) {
   throw BackendError("Cuda backend: this build of chunked has no CUDA support, so it holds no device buffers");

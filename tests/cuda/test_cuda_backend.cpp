@@ -8,6 +8,7 @@
 #include <chunked/backend/cuda/runtime_api.hpp>
 #include <chunked/chunked.hpp>
 
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -543,6 +544,39 @@ TEST(CudaBackend, ResultsCopiedStraightIntoPinnedMemory) {
       if (out[static_cast<std::size_t>(j)] != expected.data()[j] * 2 && bad++ < 5)
         ADD_FAILURE() << "element " << j << ": " << out[static_cast<std::size_t>(j)];
     EXPECT_EQ(bad, 0);
+  }
+}
+
+// Transfer buffers written at allocation: page-locked (both kinds: cudaMallocHost below 4 MiB,
+// registered host memory from there on) and holding what the fill wrote; a fill that throws
+// passes its exception on.
+TEST(CudaBackend, TransferBuffersAreFilledThenPageLocked) {
+  CHUNKED_REQUIRE_GPU();
+  for (const std::size_t bytes : {std::size_t{1} << 20, (std::size_t{9} << 20) + 24}) {
+    SCOPED_TRACE(testing::Message() << bytes << " bytes");
+    const std::size_t n = bytes / 8;
+    const auto buffer = cuda::make_transfer_buffer(bytes, [n](void* p) {
+      auto* v = static_cast<std::uint64_t*>(p);
+      for (std::size_t j = 0; j < n; ++j) v[j] = j * 0x9E3779B97F4A7C15ull;
+    });
+    ASSERT_EQ(buffer->bytes(), bytes);
+    cudaPointerAttributes attributes{};
+    ASSERT_EQ(cudaPointerGetAttributes(&attributes, buffer->data()), cudaSuccess);
+    EXPECT_EQ(attributes.type, cudaMemoryTypeHost) << "the buffer is not page-locked";
+    // Through the device and back: what the copies see is what the fill wrote.
+    void* device = nullptr;
+    ASSERT_EQ(cudaMalloc(&device, bytes), cudaSuccess);
+    std::vector<std::uint64_t> back(n);
+    EXPECT_EQ(cudaMemcpy(device, buffer->data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(back.data(), device, n * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(cudaFree(device), cudaSuccess);
+    index_t bad = 0;
+    for (std::size_t j = 0; j < n; ++j)
+      if (back[j] != j * 0x9E3779B97F4A7C15ull && bad++ < 5)
+        ADD_FAILURE() << "word " << j << ": " << back[j];
+    EXPECT_EQ(bad, 0);
+    EXPECT_THROW(cuda::make_transfer_buffer(bytes, [](void*) { throw std::runtime_error("x"); }),
+                 std::runtime_error);
   }
 }
 

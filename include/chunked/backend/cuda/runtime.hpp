@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -135,7 +136,8 @@ private:
 /// Page-locked host memory, so copies to and from devices run at full speed and asynchronously.
 class PinnedBuffer final : public Buffer {
 public:
-  explicit PinnedBuffer(std::size_t bytes);
+  /// `fill`, when given, writes the contents first (see make_transfer_buffer).
+  explicit PinnedBuffer(std::size_t bytes, const std::function<void(void*)>& fill = {});
   ~PinnedBuffer() override;
   PinnedBuffer(const PinnedBuffer&) = delete;
   PinnedBuffer& operator=(const PinnedBuffer&) = delete;

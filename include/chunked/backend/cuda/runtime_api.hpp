@@ -7,6 +7,7 @@
 #include <chunked/plan/plan.hpp>
 #include <chunked/runtime/compute_options.hpp>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -23,8 +24,11 @@ std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan& plan, const Compu
 
 /// Host memory that device copies read and write at full speed and asynchronously: page-locked
 /// when a CUDA device is usable, else ordinary host memory. from_host uses it for arrays of the
-/// Cuda backend (and of Auto when it resolves to CUDA).
-std::shared_ptr<Buffer> make_transfer_buffer(std::size_t bytes);
+/// Cuda backend (and of Auto when it resolves to CUDA). `fill`, when given, writes the contents
+/// before the memory is page-locked: locking pages that are already written is several times
+/// faster than locking fresh ones, which the driver must first fault in and zero one by one.
+std::shared_ptr<Buffer> make_transfer_buffer(std::size_t bytes,
+                                             const std::function<void(void*)>& fill = {});
 
 /// A host copy of a buffer held in device memory, so that the CPU backend can read blocks that
 /// persist() left on a GPU.
