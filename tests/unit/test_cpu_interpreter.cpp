@@ -1375,6 +1375,103 @@ TEST(CpuInterpreter, ArithmeticPairsEqualTheSeparateOperationsBitForBit) {
     }
 }
 
+TEST(CpuInterpreter, ArithmeticWithConstantOperandsEqualsTheElementOperationsBitForBit) {
+  // The wide add/sub/mul/div loops read a constant operand as one value held in a register:
+  // every choice of constant operands, in single float64 and float32 operations and in fused
+  // float64 pairs (a op1 b) op2 c and c op2 (a op1 b), into tile-sized outputs and into outputs
+  // large enough to be streamed, against the operations element by element. Constants include
+  // a negative zero, a subnormal and an infinity.
+  std::mt19937_64 rng(37);
+  const OpCode ops[] = {OpCode::add, OpCode::sub, OpCode::mul, OpCode::div};
+  auto apply = [](OpCode op, auto x, auto y) {
+    return op == OpCode::add   ? x + y
+           : op == OpCode::sub ? x - y
+           : op == OpCode::mul ? x * y
+                               : x / y;
+  };
+  const double constants[] = {1.5, -0.0, 4e-310, -std::numeric_limits<double>::infinity(), 3.25};
+  for (const bool large : {false, true}) {
+    // Large: 4 MiB and more of float64 output, which the pair and single loops stream.
+    const index_t rows = large ? 129 : 3, cols = large ? 4099 : 2051;
+    const auto n = static_cast<std::size_t>(rows * cols);
+    std::vector<std::vector<double>> data;
+    for (int k = 0; k < 3; ++k)
+      data.push_back(awkward_values(rows * cols, rng, true));
+    const void* in[] = {data[0].data(), data[1].data(), data[2].data()};
+    std::vector<double> got(n);
+    for (unsigned scalars = 0; scalars < 8; ++scalars) {
+      const double value[] = {constants[scalars % 5], constants[(scalars + 1) % 5],
+                              constants[(scalars + 3) % 5]};
+      auto operand = [&](int k, std::size_t j) {
+        return (scalars >> k) & 1u ? value[k] : data[static_cast<std::size_t>(k)][j];
+      };
+      std::vector<Leaf> leaves;
+      for (int k = 0; k < 3; ++k)
+        leaves.push_back((scalars >> k) & 1u
+                             ? constant_leaf(DType::float64, value[k], 0)
+                             : stored_leaf(DType::float64, k, amap(0, {cols, 1})));
+      for (const OpCode op1 : ops) {
+        // A single operation on operands 0 and 1.
+        BlockProgram single = box_program({rows, cols});
+        single.leaves = {leaves[0], leaves[1]};
+        single.instrs = {instr(op1, DType::float64, 0, 1)};
+        single.sink.map = amap(0, {cols, 1});
+        run_program(single, in, got.data());
+        for (std::size_t j = 0; j < n; ++j)
+          ASSERT_TRUE(same_bits_or_nan(got[j], apply(op1, operand(0, j), operand(1, j))))
+              << opcode_name(op1) << " scalars " << scalars << " element " << j;
+        for (const OpCode op2 : ops)
+          for (const bool left : {true, false}) {
+            if (large && op2 != ops[(static_cast<int>(op1) + 1) % 4])
+              continue; // large outputs: four of the sixteen pairs of operations
+            BlockProgram p = box_program({rows, cols});
+            p.leaves = leaves;
+            p.instrs = {instr(op1, DType::float64, 0, 1),
+                        left ? instr(op2, DType::float64, 3, 2) : instr(op2, DType::float64, 2, 3)};
+            p.sink.map = amap(0, {cols, 1});
+            run_program(p, in, got.data());
+            for (std::size_t j = 0; j < n; ++j) {
+              const double t = apply(op1, operand(0, j), operand(1, j));
+              const double want = left ? apply(op2, t, operand(2, j)) : apply(op2, operand(2, j), t);
+              ASSERT_TRUE(same_bits_or_nan(got[j], want))
+                  << opcode_name(op1) << ", " << opcode_name(op2) << (left ? " left" : " right")
+                  << " scalars " << scalars << " element " << j << ": " << got[j] << " vs "
+                  << want;
+            }
+          }
+      }
+      if (large || scalars >= 4)
+        continue;
+      // float32, single operations.
+      std::vector<std::vector<float>> narrow(2, std::vector<float>(n));
+      for (int k = 0; k < 2; ++k)
+        for (std::size_t j = 0; j < n; ++j)
+          narrow[static_cast<std::size_t>(k)][j] = static_cast<float>(data[static_cast<std::size_t>(k)][j]);
+      const void* in32[] = {narrow[0].data(), narrow[1].data()};
+      std::vector<float> got32(n);
+      for (const OpCode op : ops) {
+        BlockProgram p = box_program({rows, cols});
+        for (int k = 0; k < 2; ++k)
+          p.leaves.push_back((scalars >> k) & 1u
+                                 ? constant_leaf(DType::float32, value[k], 0)
+                                 : stored_leaf(DType::float32, k, amap(0, {cols, 1})));
+        p.instrs = {instr(op, DType::float32, 0, 1)};
+        p.sink.map = amap(0, {cols, 1});
+        run_program(p, in32, got32.data());
+        for (std::size_t j = 0; j < n; ++j) {
+          auto at = [&](int k) {
+            return (scalars >> k) & 1u ? static_cast<float>(value[k])
+                                       : narrow[static_cast<std::size_t>(k)][j];
+          };
+          const float want = apply(op, at(0), at(1));
+          ASSERT_TRUE(same_bits_or_nan(got32[j], want))
+              << "float32 " << opcode_name(op) << " scalars " << scalars << " element " << j;
+        }
+      }
+    }
+  }
+}
+
 TEST(CpuInterpreter, MinMaxOverAllAxesKeepTheFirstNanAndTheLastOfEqualZeros) {
   // The lane-parallel extreme must give what the scalar fold gives: the first NaN's bits, and
   // among zeros of both signs the sign of the last one in box order. Patterns: normal values;

@@ -188,11 +188,13 @@ int arithmetic_index(OpCode op) {
   }
 }
 
+/// The loop of an instruction; `scalars` (detail::scalar_operands) names the operands that are
+/// constants, which the wide arithmetic loops read as one value.
 InstrKernel select_kernel(OpCode op, DType operand, DType result,
-                          const detail::InterpreterKernels* wide) {
+                          const detail::InterpreterKernels* wide, unsigned scalars) {
   if (const int a = arithmetic_index(op);
       wide && a >= 0 && (operand == DType::float64 || operand == DType::float32))
-    return (operand == DType::float64 ? wide->binary_f64 : wide->binary_f32)[a];
+    return (operand == DType::float64 ? wide->binary_f64 : wide->binary_f32)[a * 4 + scalars];
   if (op == OpCode::cast) {
     return visit_dtype(result, [&](auto to) {
       return visit_dtype(operand, [](auto from) -> InstrKernel {
@@ -750,13 +752,17 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
                           dtype_size(leaf.dtype), l, in_place,
                           in_place && c_order(leaf_maps[l], g)});
   }
+  auto is_constant = [&](int v) { return v < nl && p.leaves[v].kind == LeafKind::constant; };
   std::vector<InstrStep> instr_steps;
   for (int v = nl; v < nv; ++v) {
     if (last_use[v] < 0)
       continue;
     const Instr& in = p.instrs[v - nl];
     const int arity = plan::opcode_arity(in.op);
-    InstrStep step{select_kernel(in.op, p.value_dtype(in.args[arity == 3 ? 1 : 0]), in.dtype, wide),
+    const unsigned scalars =
+        arity == 2 ? detail::scalar_operands(is_constant(in.args[0]), is_constant(in.args[1])) : 0;
+    InstrStep step{select_kernel(in.op, p.value_dtype(in.args[arity == 3 ? 1 : 0]), in.dtype, wide,
+                                 scalars),
                    {0, 0, 0},
                    slot_ptr(slot[v]),
                    v};
@@ -764,7 +770,7 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
       step.args[a] = in.args[a];
     if (const int a = arithmetic_index(in.op);
         wide && a >= 0 && p.value_dtype(in.args[0]) == DType::float64)
-      step.stream = wide->binary_stream_f64[a];
+      step.stream = wide->binary_stream_f64[a * 4 + scalars];
     where[v] = step.out;
     instr_steps.push_back(step);
   }
@@ -787,9 +793,13 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
           !is_f64(first.value) || !is_f64(second.value) || !is_f64(i1.args[0]) ||
           !is_f64(i1.args[1]) || !is_f64(i2.args[left ? 1 : 0]))
         continue;
-      const int entry = a1 * 8 + a2 * 2 + (left ? 1 : 0);
+      const int c = i2.args[left ? 1 : 0];
+      const int entry =
+          (a1 * 8 + a2 * 2 + (left ? 1 : 0)) * 8 +
+          static_cast<int>(detail::scalar_operands(is_constant(i1.args[0]),
+                                                   is_constant(i1.args[1]), is_constant(c)));
       const InstrStep pair{wide->binary_pair_f64[entry],
-                           {i1.args[0], i1.args[1], i2.args[left ? 1 : 0]},
+                           {i1.args[0], i1.args[1], c},
                            second.out,
                            second.value,
                            wide->binary_pair_stream_f64[entry]};

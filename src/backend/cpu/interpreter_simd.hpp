@@ -16,9 +16,10 @@ namespace chunked::cpu::detail {
 /// NaNs give may differ, as operand order allows.
 struct InterpreterKernels {
   using Binary = void (*)(const void* const* args, void* out, index_t n);
-  /// r[j] = a[j] op b[j] for add, sub, mul, div (in that order), float64 then float32.
-  Binary binary_f64[4];
-  Binary binary_f32[4];
+  /// r[j] = a[j] op b[j] for add, sub, mul, div, float64 then float32: entry op * 4 + scalars
+  /// (op in that order; see scalar_operands).
+  const Binary* binary_f64;
+  const Binary* binary_f32;
   /// f[k] += x[k]: kept-axis sum and mean rows of float64 values.
   void (*sum_row_f64)(const double* x, index_t n, double* f);
   /// f[k] += a[k] op b[k] for add, sub, mul, div: the program's last instruction folded straight
@@ -42,14 +43,14 @@ struct InterpreterKernels {
   /// row, stopping before a block where some row's value or the state is not finite.
   index_t (*moments_rows_f64)(const double* const* rows, index_t n, double na, double* mean,
                               double* m2);
-  /// Two float64 add/sub/mul/div in one pass: entry op1 * 8 + op2 * 2 + left computes
-  /// r = (a op1 b) op2 c when left is 1 and r = c op2 (a op1 b) when it is 0, from args
+  /// Two float64 add/sub/mul/div in one pass: entry (op1 * 8 + op2 * 2 + left) * 8 + scalars
+  /// computes r = (a op1 b) op2 c when left is 1 and r = c op2 (a op1 b) when it is 0, from args
   /// {a, b, c}; each operation rounds as the single loops do.
   const Binary* binary_pair_f64;
   /// binary_f64 and binary_pair_f64 writing their result with non-temporal stores (see
   /// stream_copy), fenced before returning: a large output computed and sent to memory in one
-  /// pass.
-  Binary binary_stream_f64[4];
+  /// pass. Same entries.
+  const Binary* binary_stream_f64;
   const Binary* binary_pair_stream_f64;
   /// f[k] = maximum(f[k], x[k]) (index 1) or minimum (index 0), NaN-propagating as
   /// scalar::combine_max/min: kept-axis max and min rows of float64 values.
@@ -71,6 +72,13 @@ struct InterpreterKernels {
   /// later store (another thread may read them once the task that wrote them is done).
   void (*stream_copy)(void* dst, const void* src, std::size_t bytes);
 };
+
+/// The `scalars` part of a binary loop's entry: bit k set when args[k] is a constant, which the
+/// loop reads as args[k][0] for every element and holds in a register (a constant's tile buffer
+/// read alongside the data costs the loop first-level cache room and load slots).
+inline constexpr unsigned scalar_operands(bool a, bool b, bool c = false) {
+  return (a ? 1u : 0u) | (b ? 2u : 0u) | (c ? 4u : 0u);
+}
 
 /// Rows folded by one sum_rows_f64, extreme_rows_f64 or moments_rows_f64 call.
 inline constexpr int rows_at_once = 8;
