@@ -1135,6 +1135,15 @@ bool same_bits_or_nan(double a, double b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
+/// The four operations of the wide arithmetic loops, and one of them on two values.
+constexpr OpCode arith_ops[] = {OpCode::add, OpCode::sub, OpCode::mul, OpCode::div};
+template <class T> T apply(OpCode op, T x, T y) {
+  return op == OpCode::add   ? x + y
+         : op == OpCode::sub ? x - y
+         : op == OpCode::mul ? x * y
+                             : x / y;
+}
+
 /// Values with zeros of both signs, infinities, NaNs and ordinary numbers, by a seeded draw.
 std::vector<double> awkward_values(index_t n, std::mt19937_64& rng, bool specials) {
   std::vector<double> v(static_cast<std::size_t>(n));
@@ -1264,11 +1273,10 @@ TEST(CpuInterpreter, KeptAxisSumsOfAnArithmeticResultEqualTheElementFoldBitForBi
   // straight into the sum rows, and must give each entry the fold of its rounded values in row
   // order, as a separate instruction and sum would. One operand is itself an instruction.
   std::mt19937_64 rng(29);
-  const OpCode ops[] = {OpCode::add, OpCode::sub, OpCode::mul, OpCode::div};
   const std::vector<std::pair<index_t, index_t>> shapes = {{1, 1},   {1, 2049}, {2049, 2},
                                                            {3, 700}, {7, 2047}, {300, 13}};
   for (ReduceOp sink : {ReduceOp::sum, ReduceOp::mean})
-    for (OpCode op : ops)
+    for (OpCode op : arith_ops)
       for (const auto& [rows, cols] : shapes)
         for (bool specials : {false, true}) {
           const std::vector<double> a = awkward_values(rows * cols, rng, specials);
@@ -1293,11 +1301,7 @@ TEST(CpuInterpreter, KeptAxisSumsOfAnArithmeticResultEqualTheElementFoldBitForBi
             for (index_t k = 0; k < cols; ++k) {
               const auto j = static_cast<std::size_t>(r * cols + k);
               const double ab = a[j] * b[j], ck = c[static_cast<std::size_t>(k)];
-              const double v = op == OpCode::add   ? ab + ck
-                               : op == OpCode::sub ? ab - ck
-                               : op == OpCode::mul ? ab * ck
-                                                   : ab / ck;
-              want[static_cast<std::size_t>(k)].f += v;
+              want[static_cast<std::size_t>(k)].f += apply(op, ab, ck);
             }
           for (std::size_t k = 0; k < got.size(); ++k)
             ASSERT_TRUE(same_bits_or_nan(got[k].f, want[k].f))
@@ -1312,20 +1316,13 @@ TEST(CpuInterpreter, ArithmeticPairsEqualTheSeparateOperationsBitForBit) {
   // pass, whose values must be the two separately rounded operations'. An intermediate read
   // twice, or by two instructions, stays a value of its own.
   std::mt19937_64 rng(31);
-  const OpCode ops[] = {OpCode::add, OpCode::sub, OpCode::mul, OpCode::div};
-  auto apply = [](OpCode op, double x, double y) {
-    return op == OpCode::add   ? x + y
-           : op == OpCode::sub ? x - y
-           : op == OpCode::mul ? x * y
-                               : x / y;
-  };
   const index_t rows = 5, cols = 2051;
   const std::vector<double> a = awkward_values(rows * cols, rng, true);
   const std::vector<double> b = awkward_values(rows * cols, rng, true);
   const std::vector<double> c = awkward_values(cols, rng, true);
   const void* in[] = {a.data(), b.data(), c.data()};
-  for (OpCode op1 : ops)
-    for (OpCode op2 : ops)
+  for (OpCode op1 : arith_ops)
+    for (OpCode op2 : arith_ops)
       for (bool left : {true, false}) {
         BlockProgram p = box_program({rows, cols});
         p.leaves = {stored_leaf(DType::float64, 0, amap(0, {cols, 1})),
@@ -1382,13 +1379,6 @@ TEST(CpuInterpreter, ArithmeticWithConstantOperandsEqualsTheElementOperationsBit
   // large enough to be streamed, against the operations element by element. Constants include
   // a negative zero, a subnormal and an infinity.
   std::mt19937_64 rng(37);
-  const OpCode ops[] = {OpCode::add, OpCode::sub, OpCode::mul, OpCode::div};
-  auto apply = [](OpCode op, auto x, auto y) {
-    return op == OpCode::add   ? x + y
-           : op == OpCode::sub ? x - y
-           : op == OpCode::mul ? x * y
-                               : x / y;
-  };
   const double constants[] = {1.5, -0.0, 4e-310, -std::numeric_limits<double>::infinity(), 3.25};
   for (const bool large : {false, true}) {
     // Large: 4 MiB and more of float64 output, which the pair and single loops stream.
@@ -1410,7 +1400,7 @@ TEST(CpuInterpreter, ArithmeticWithConstantOperandsEqualsTheElementOperationsBit
         leaves.push_back((scalars >> k) & 1u
                              ? constant_leaf(DType::float64, value[k], 0)
                              : stored_leaf(DType::float64, k, amap(0, {cols, 1})));
-      for (const OpCode op1 : ops) {
+      for (const OpCode op1 : arith_ops) {
         // A single operation on operands 0 and 1.
         BlockProgram single = box_program({rows, cols});
         single.leaves = {leaves[0], leaves[1]};
@@ -1420,9 +1410,9 @@ TEST(CpuInterpreter, ArithmeticWithConstantOperandsEqualsTheElementOperationsBit
         for (std::size_t j = 0; j < n; ++j)
           ASSERT_TRUE(same_bits_or_nan(got[j], apply(op1, operand(0, j), operand(1, j))))
               << opcode_name(op1) << " scalars " << scalars << " element " << j;
-        for (const OpCode op2 : ops)
+        for (const OpCode op2 : arith_ops)
           for (const bool left : {true, false}) {
-            if (large && op2 != ops[(static_cast<int>(op1) + 1) % 4])
+            if (large && op2 != arith_ops[(static_cast<int>(op1) + 1) % 4])
               continue; // large outputs: four of the sixteen pairs of operations
             BlockProgram p = box_program({rows, cols});
             p.leaves = leaves;
@@ -1449,7 +1439,7 @@ TEST(CpuInterpreter, ArithmeticWithConstantOperandsEqualsTheElementOperationsBit
           narrow[static_cast<std::size_t>(k)][j] = static_cast<float>(data[static_cast<std::size_t>(k)][j]);
       const void* in32[] = {narrow[0].data(), narrow[1].data()};
       std::vector<float> got32(n);
-      for (const OpCode op : ops) {
+      for (const OpCode op : arith_ops) {
         BlockProgram p = box_program({rows, cols});
         for (int k = 0; k < 2; ++k)
           p.leaves.push_back((scalars >> k) & 1u
