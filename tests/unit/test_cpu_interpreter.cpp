@@ -422,35 +422,38 @@ TEST(CpuInterpreter, EveryOpcodeOnEveryDtypeMatchesTheScalarSemantics) {
   for (DType t : all_dtypes) {
     const auto edge = edge_values(t);
     const index_t m = static_cast<index_t>(edge.size());
-    // All ordered pairs of edge values, in a 2-D box: a varies along axis 0, b along axis 1.
-    Buffer values(t, m);
-    for (index_t k = 0; k < m; ++k)
-      values.set(k, edge[k]);
+    // All ordered pairs of edge values, in a 2-D box: a varies along axis 0, b along axis 1,
+    // whose rows repeat the edge values to a length past a few of the widest vectors (64 bytes),
+    // so that every loop runs its vector body and its tail.
+    const index_t len = 4 * m + 67;
+    Buffer values(t, len);
+    for (index_t k = 0; k < len; ++k)
+      values.set(k, edge[static_cast<std::size_t>(k % m)]);
     for (OpCode op : all_opcodes) {
       if (!cpu::op_accepts(op, t))
         continue;
-      BlockProgram p = box_program({m, m});
+      BlockProgram p = box_program({m, len});
       p.leaves = {stored_leaf(t, 0, amap(0, {1, 0})), stored_leaf(t, 0, amap(0, {0, 1}))};
       const DType rt = cpu::op_result_dtype(op, t);
       if (opcode_arity(op) == 1)
         p.instrs = {instr(op, rt, 0)};
       else
         p.instrs = {instr(op, rt, 0, 1)};
-      check_store(p, {&values}, m * m);
+      check_store(p, {&values}, m * len);
       ++programs;
     }
     // cast to every dtype
     for (DType to : all_dtypes) {
-      BlockProgram p = box_program({m});
+      BlockProgram p = box_program({len});
       p.leaves = {stored_leaf(t, 0, amap(0, {1}))};
       p.instrs = {instr(OpCode::cast, to, 0)};
-      check_store(p, {&values}, m);
+      check_store(p, {&values}, len);
     }
     // where(a < b, a, b)
-    BlockProgram p = box_program({m, m});
+    BlockProgram p = box_program({m, len});
     p.leaves = {stored_leaf(t, 0, amap(0, {1, 0})), stored_leaf(t, 0, amap(0, {0, 1}))};
     p.instrs = {instr(OpCode::lt, DType::bool_, 0, 1), instr(OpCode::where, t, 2, 0, 1)};
-    check_store(p, {&values}, m * m);
+    check_store(p, {&values}, m * len);
   }
   EXPECT_GT(programs, 90);
 }

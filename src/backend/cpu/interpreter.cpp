@@ -40,136 +40,7 @@ constexpr index_t stream_from_bytes = index_t{4} << 20;
 // ---------------------------------------------------------------------------------------------
 // Instruction kernels: one loop per (op, dtype), chosen once per program.
 
-using InstrKernel = void (*)(const void* const* args, void* out, index_t n);
-
-template <OpCode Op, class T> auto apply1(T x) {
-  if constexpr (Op == OpCode::neg)
-    return op_neg(x);
-  else if constexpr (Op == OpCode::abs)
-    return op_abs(x);
-  else if constexpr (Op == OpCode::sqrt)
-    return std::sqrt(x);
-  else if constexpr (Op == OpCode::exp)
-    return std::exp(x);
-  else if constexpr (Op == OpCode::log)
-    return std::log(x);
-  else if constexpr (Op == OpCode::log1p)
-    return std::log1p(x);
-  else if constexpr (Op == OpCode::expm1)
-    return std::expm1(x);
-  else if constexpr (Op == OpCode::sin)
-    return std::sin(x);
-  else if constexpr (Op == OpCode::cos)
-    return std::cos(x);
-  else if constexpr (Op == OpCode::tan)
-    return std::tan(x);
-  else if constexpr (Op == OpCode::tanh)
-    return std::tanh(x);
-  else if constexpr (Op == OpCode::isnan)
-    return op_isnan(x);
-  else if constexpr (Op == OpCode::isfinite)
-    return op_isfinite(x);
-  else if constexpr (Op == OpCode::bit_not)
-    return op_bit_not(x);
-  else
-    static_assert(Op == OpCode::neg, "not a unary OpCode");
-}
-
-template <OpCode Op, class T> auto apply2(T a, T b) {
-  if constexpr (Op == OpCode::add)
-    return op_add(a, b);
-  else if constexpr (Op == OpCode::sub)
-    return op_sub(a, b);
-  else if constexpr (Op == OpCode::mul)
-    return op_mul(a, b);
-  else if constexpr (Op == OpCode::div)
-    return a / b;
-  else if constexpr (Op == OpCode::mod)
-    return op_mod(a, b);
-  else if constexpr (Op == OpCode::pow)
-    return op_pow(a, b);
-  else if constexpr (Op == OpCode::minimum)
-    return op_minimum(a, b);
-  else if constexpr (Op == OpCode::maximum)
-    return op_maximum(a, b);
-  else if constexpr (Op == OpCode::eq)
-    return a == b;
-  else if constexpr (Op == OpCode::ne)
-    return a != b;
-  else if constexpr (Op == OpCode::lt)
-    return a < b;
-  else if constexpr (Op == OpCode::le)
-    return a <= b;
-  else if constexpr (Op == OpCode::gt)
-    return a > b;
-  else if constexpr (Op == OpCode::ge)
-    return a >= b;
-  else if constexpr (Op == OpCode::bit_and)
-    return op_bit_and(a, b);
-  else if constexpr (Op == OpCode::bit_or)
-    return op_bit_or(a, b);
-  else if constexpr (Op == OpCode::bit_xor)
-    return op_bit_xor(a, b);
-  else
-    static_assert(Op == OpCode::add, "not a binary OpCode");
-}
-
-template <OpCode Op, class T> void unary_kernel(const void* const* args, void* out, index_t n) {
-  using R = decltype(apply1<Op>(T{}));
-  const T* __restrict x = static_cast<const T*>(args[0]);
-  R* __restrict r = static_cast<R*>(out);
-  for (index_t j = 0; j < n; ++j)
-    r[j] = apply1<Op>(x[j]);
-}
-
-template <OpCode Op, class T> void binary_kernel(const void* const* args, void* out, index_t n) {
-  using R = decltype(apply2<Op>(T{}, T{}));
-  const T* __restrict a = static_cast<const T*>(args[0]);
-  const T* __restrict b = static_cast<const T*>(args[1]);
-  R* __restrict r = static_cast<R*>(out);
-  for (index_t j = 0; j < n; ++j)
-    r[j] = apply2<Op>(a[j], b[j]);
-}
-
-template <class T> void where_kernel(const void* const* args, void* out, index_t n) {
-  const bool* __restrict c = static_cast<const bool*>(args[0]);
-  const T* __restrict a = static_cast<const T*>(args[1]);
-  const T* __restrict b = static_cast<const T*>(args[2]);
-  T* __restrict r = static_cast<T*>(out);
-  for (index_t j = 0; j < n; ++j)
-    r[j] = c[j] ? a[j] : b[j];
-}
-
-template <class To, class From> void cast_kernel(const void* const* args, void* out, index_t n) {
-  const From* __restrict x = static_cast<const From*>(args[0]);
-  To* __restrict r = static_cast<To*>(out);
-  for (index_t j = 0; j < n; ++j)
-    r[j] = cast_value<To>(x[j]);
-}
-
-template <OpCode Op> InstrKernel kernel_for(DType t) {
-  return visit_dtype(t, [](auto tag) -> InstrKernel {
-    using T = decltype(tag);
-    if constexpr (Op == OpCode::cast || !op_accepts(Op, dtype_v<T>)) {
-      return nullptr;
-    } else if constexpr (plan::opcode_arity(Op) == 1) {
-      return &unary_kernel<Op, T>;
-    } else if constexpr (plan::opcode_arity(Op) == 2) {
-      return &binary_kernel<Op, T>;
-    } else {
-      return &where_kernel<T>;
-    }
-  });
-}
-
-template <std::size_t... I>
-InstrKernel select_kernel(OpCode op, DType t, std::index_sequence<I...>) {
-  InstrKernel k = nullptr;
-  ((static_cast<std::size_t>(op) == I ? (k = kernel_for<static_cast<OpCode>(I)>(t), 0) : 0), ...);
-  return k;
-}
-
-constexpr std::size_t num_opcodes = static_cast<std::size_t>(OpCode::where) + 1;
+#include "instr_loops.inc"
 
 /// The index of add, sub, mul and div in the wide loop tables (InterpreterKernels); -1 for other
 /// opcodes.
@@ -188,21 +59,14 @@ int arithmetic_index(OpCode op) {
   }
 }
 
-/// The loop of an instruction; `scalars` (detail::scalar_operands) names the operands that are
-/// constants, which the wide arithmetic loops read as one value.
+/// The loop of an instruction: the widest this CPU has; `scalars` (detail::scalar_operands)
+/// names the operands that are constants, which the wide arithmetic loops read as one value.
 InstrKernel select_kernel(OpCode op, DType operand, DType result,
                           const detail::InterpreterKernels* wide, unsigned scalars) {
   if (const int a = arithmetic_index(op);
       wide && a >= 0 && (operand == DType::float64 || operand == DType::float32))
     return (operand == DType::float64 ? wide->binary_f64 : wide->binary_f32)[a * 4 + scalars];
-  if (op == OpCode::cast) {
-    return visit_dtype(result, [&](auto to) {
-      return visit_dtype(operand, [](auto from) -> InstrKernel {
-        return &cast_kernel<decltype(to), decltype(from)>;
-      });
-    });
-  }
-  return select_kernel(op, operand, std::make_index_sequence<num_opcodes>{});
+  return wide ? wide->instr(op, operand, result) : instr_loop(op, operand, result);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -643,7 +507,8 @@ const InterpreterKernels* interpreter_kernels() noexcept {
       return nullptr;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     const bool avx2_only = isa && std::strcmp(isa, "avx2") == 0;
-    if (!avx2_only && __builtin_cpu_supports("avx512f") && avx512_interpreter_kernels())
+    if (!avx2_only && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+        avx512_interpreter_kernels())
       return avx512_interpreter_kernels();
     if (__builtin_cpu_supports("avx2"))
       return avx2_interpreter_kernels();

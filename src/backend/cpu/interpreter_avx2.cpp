@@ -2,9 +2,13 @@
 // AVX2 builds of the interpreter loops that stream from memory (see interpreter_simd.hpp).
 #include "interpreter_simd.hpp"
 
+#include <chunked/backend/cpu/elementwise.hpp>
+
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <immintrin.h>
+#include <utility>
 
 namespace chunked::cpu::detail {
 

@@ -2,7 +2,9 @@
 // Wide-vector loops of the CPU tile interpreter, chosen at run time on the CPU found.
 #pragma once
 
+#include <chunked/core/dtype.hpp>
 #include <chunked/core/types.hpp>
+#include <chunked/plan/block_program.hpp>
 
 #include <array>
 #include <cstddef>
@@ -71,6 +73,9 @@ struct InterpreterKernels {
   /// saves a third of the traffic. Fenced before returning, so the bytes are ordered before any
   /// later store (another thread may read them once the task that wrote them is done).
   void (*stream_copy)(void* dst, const void* src, std::size_t bytes);
+  /// The loop of any instruction (instr_loops.inc, compiled for this instruction set): `op` on
+  /// operands of dtype `operand` giving `result`; null where the op does not take the dtype.
+  Binary (*instr)(plan::OpCode op, DType operand, DType result);
 };
 
 /// The `scalars` part of a binary loop's entry: bit k set when args[k] is a constant, which the
