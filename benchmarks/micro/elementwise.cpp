@@ -6,7 +6,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include <memory>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -55,6 +57,37 @@ void bm_fma3(benchmark::State& state) {
   bench::report_traffic(state, 4 * host.size() * sizeof(double), n, loop);
 }
 
+// One operation other than arithmetic on a stored array (argument: which, as named below), read
+// once and written once; the traffic counts the result's own bytes (a bool result is one byte).
+void bm_op(benchmark::State& state) {
+  const index_t n = state.range(0);
+  const std::vector<double> host = bench::host_values(static_cast<std::size_t>(n));
+  const auto x = from_host(std::span<const double>(host), Shape{n}, Chunks{state.range(1)});
+  const ComputeOptions options = bench::threads(1);
+  auto time = [&](const char* name, const auto& y) {
+    using T = typename std::remove_cvref_t<decltype(y)>::value_type;
+    std::unique_ptr<T[]> out(new T[static_cast<std::size_t>(n)]);
+    const std::span<T> dst(out.get(), static_cast<std::size_t>(n));
+    y.to_host(dst, options);
+    const bench::LoopClock loop;
+    for (auto _ : state) {
+      y.to_host(dst, options);
+      benchmark::DoNotOptimize(out.get());
+    }
+    state.SetLabel(name);
+    bench::report_traffic(state, host.size() * (sizeof(double) + sizeof(T)), n, loop);
+  };
+  switch (state.range(2)) {
+  case 0: return time("minimum(x, 1.5)", minimum(x, 1.5));
+  case 1: return time("clip(x, 1.2, 1.8)", clip(x, 1.2, 1.8));
+  case 2: return time("x < 1.5", x < 1.5);
+  case 3: return time("where(x > 1.5, x, 0.0)", where(x > 1.5, x, 0.0));
+  case 4: return time("sqrt(x)", sqrt(x));
+  case 5: return time("abs(x - 1.5)", abs(x - 1.5));
+  default: return time("x.astype<float>()", x.astype<float>());
+  }
+}
+
 constexpr std::int64_t n = 1 << 24; // 128 MiB of float64, well past the caches
 
 BENCHMARK(bm_chain)
@@ -65,6 +98,12 @@ BENCHMARK(bm_chain)
     ->Args({n, 1 << 20, 16, 1})
     ->Args({n, 1 << 20, 1, 2})
     ->Args({n, 1 << 20, 16, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(bm_op)
+    ->Name("op")
+    ->ArgNames({"n", "chunk", "which"})
+    ->ArgsProduct({{n}, {1 << 20}, {0, 1, 2, 3, 4, 5, 6}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(bm_fma3)

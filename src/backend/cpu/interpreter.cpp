@@ -59,6 +59,26 @@ int arithmetic_index(OpCode op) {
   }
 }
 
+/// Instructions whose loops call the C library's math functions: a wider build gains nothing
+/// there (the calls stay scalar), so they keep the baseline loops.
+bool calls_libm(OpCode op, DType operand) {
+  switch (op) {
+  case OpCode::exp:
+  case OpCode::log:
+  case OpCode::log1p:
+  case OpCode::expm1:
+  case OpCode::sin:
+  case OpCode::cos:
+  case OpCode::tan:
+  case OpCode::tanh:
+    return true;
+  case OpCode::pow:
+    return operand == DType::float32 || operand == DType::float64;
+  default:
+    return false;
+  }
+}
+
 /// The loop of an instruction: the widest this CPU has; `scalars` (detail::scalar_operands)
 /// names the operands that are constants, which the wide arithmetic loops read as one value.
 InstrKernel select_kernel(OpCode op, DType operand, DType result,
@@ -66,7 +86,8 @@ InstrKernel select_kernel(OpCode op, DType operand, DType result,
   if (const int a = arithmetic_index(op);
       wide && a >= 0 && (operand == DType::float64 || operand == DType::float32))
     return (operand == DType::float64 ? wide->binary_f64 : wide->binary_f32)[a * 4 + scalars];
-  return wide ? wide->instr(op, operand, result) : instr_loop(op, operand, result);
+  return wide && !calls_libm(op, operand) ? wide->instr(op, operand, result)
+                                           : instr_loop(op, operand, result);
 }
 
 // ---------------------------------------------------------------------------------------------
