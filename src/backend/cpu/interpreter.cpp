@@ -62,21 +62,8 @@ int arithmetic_index(OpCode op) {
 /// Instructions whose loops call the C library's math functions: a wider build gains nothing
 /// there (the calls stay scalar), so they keep the baseline loops.
 bool calls_libm(OpCode op, DType operand) {
-  switch (op) {
-  case OpCode::exp:
-  case OpCode::log:
-  case OpCode::log1p:
-  case OpCode::expm1:
-  case OpCode::sin:
-  case OpCode::cos:
-  case OpCode::tan:
-  case OpCode::tanh:
-    return true;
-  case OpCode::pow:
-    return operand == DType::float32 || operand == DType::float64;
-  default:
-    return false;
-  }
+  return (plan::is_float_function(op) && op != OpCode::div && op != OpCode::sqrt) ||
+         (op == OpCode::pow && is_floating(operand));
 }
 
 /// The loop of an instruction: the widest this CPU has; `scalars` (detail::scalar_operands)
