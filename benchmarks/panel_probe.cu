@@ -11,7 +11,11 @@
 //   fused W S  the one-read standardize: a persistent cooperative kernel, one block per SM, with
 //              S panels in flight through cp.async, the per-block moments (n, sum, M2) combined
 //              in a fixed order after a grid-wide barrier per panel; checked against a host
-//              two-pass standardize on some columns.
+//              two-pass standardize on some columns;
+//   l2 W T G   the same through the L2: G blocks read their rows of a panel once from memory,
+//              publish their moments, the last to arrive combines them, and every block reads its
+//              rows again from the L2 to write the result (optionally folding the next panel
+//              before waiting), with no shared-memory staging.
 //
 //   chunked-panel-probe [repeats = 10]
 #include <cuda/atomic>
@@ -224,6 +228,156 @@ __global__ void __launch_bounds__(T, 1) fused_standardize(FusedArgs a) {
   }
 }
 
+/// The one-read standardize through the L2 instead of shared memory. G co-resident blocks (MINB
+/// per SM) each read their row range of panel p once from memory with loads that cache in the L2
+/// only, fold it into per-column sums of x - k and (x - k)^2, with k the column's first element
+/// (read by every block), publish them and arrive at the panel's counter; the last block to
+/// arrive adds the G partials in block order (lanes of a column joined by butterflies, which give
+/// the same bits in every lane) and publishes (mean, std). Every block then reads its rows of the
+/// panel again, from the L2, and writes the result with evict-first stores. With AHEAD, a block
+/// folds panel p + 1 before it waits for panel p's statistics, so that the wait overlaps memory
+/// traffic, and two panels live in the L2.
+struct L2Args {
+  Chunks in, out;
+  double2* partials;    // [2][G][W] (sum of x - k, sum of (x - k)^2), by panel parity
+  double2* stats;       // [2][W] (mean, std), by panel parity
+  unsigned* arrivals;   // [panels]
+  unsigned* published;  // [panels]: the panel's statistics are out (combines may end out of order)
+};
+
+template <int W, int T, int MINB, bool AHEAD>
+__global__ void __launch_bounds__(T, MINB) l2_standardize(L2Args a) {
+  constexpr int V = W / 2;      // 16-byte vectors per row of a panel
+  constexpr int R = T / V;      // rows a block reads at once
+  constexpr int L = T / W;      // combining lanes per column
+  constexpr int panels = cols / W;
+  constexpr int batch = 4;
+  static_assert(L >= 1 && L <= 32 && (L & (L - 1)) == 0);
+  __shared__ double2 part[R][W];
+  __shared__ double shift[W];
+  __shared__ double2 stat[W];
+  __shared__ bool last;
+  const int v = threadIdx.x % V;
+  const int g = threadIdx.x / V;
+  const long r0 = static_cast<long>(rows) * blockIdx.x / gridDim.x;
+  const long r1 = static_cast<long>(rows) * (blockIdx.x + 1) / gridDim.x;
+  const unsigned G = gridDim.x;
+
+  auto fold = [&](int p) {
+    const int col = p * W + 2 * v;
+    const double2 k = __ldcg(reinterpret_cast<const double2*>(at(a.in, 0, col)));
+    double2 s1{0, 0}, s2{0, 0};
+    for (long r = r0 + g; r < r1; r += batch * R) {
+      double2 x[batch];
+#pragma unroll
+      for (int b = 0; b < batch; ++b)
+        x[b] = r + b * R < r1 ? __ldcg(reinterpret_cast<const double2*>(at(a.in, r + b * R, col)))
+                              : k;
+#pragma unroll
+      for (int b = 0; b < batch; ++b) {
+        const double dx = x[b].x - k.x, dy = x[b].y - k.y;
+        s1.x += dx;
+        s1.y += dy;
+        s2.x += dx * dx;
+        s2.y += dy * dy;
+      }
+    }
+    part[g][2 * v] = {s1.x, s2.x};
+    part[g][2 * v + 1] = {s1.y, s2.y};
+    if (g == 0) {
+      shift[2 * v] = k.x;
+      shift[2 * v + 1] = k.y;
+    }
+    __syncthreads();
+    if (threadIdx.x < W) {
+      double t1 = 0, t2 = 0;
+      for (int q = 0; q < R; ++q) {
+        t1 += part[q][threadIdx.x].x;
+        t2 += part[q][threadIdx.x].y;
+      }
+      a.partials[((p & 1) * G + blockIdx.x) * W + threadIdx.x] = make_double2(t1, t2);
+      __threadfence();
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      cuda::atomic_ref<unsigned, cuda::thread_scope_device> arrived(a.arrivals[p]);
+      last = arrived.fetch_add(1, cuda::memory_order_acq_rel) == G - 1;
+    }
+    __syncthreads();
+    if (last) {
+      const int c = threadIdx.x / L, lane = threadIdx.x % L;
+      const double2* column = a.partials + static_cast<long>(p & 1) * G * W + c;
+      double t1 = 0, t2 = 0;
+      constexpr int loads = 4;
+      for (unsigned b0 = lane; b0 < G; b0 += loads * L) {
+        double2 s[loads];
+#pragma unroll
+        for (int j = 0; j < loads; ++j) {
+          const unsigned b = b0 + j * L;
+          s[j] = b < G ? __ldcg(column + static_cast<long>(b) * W) : make_double2(0, 0);
+        }
+#pragma unroll
+        for (int j = 0; j < loads; ++j) {
+          t1 += s[j].x;
+          t2 += s[j].y;
+        }
+      }
+      for (int o = L / 2; o > 0; o /= 2) {
+        t1 += __shfl_xor_sync(0xffffffffu, t1, o, L);
+        t2 += __shfl_xor_sync(0xffffffffu, t2, o, L);
+      }
+      if (lane == 0) {
+        a.stats[(p & 1) * W + c] =
+            make_double2(shift[c] + t1 / rows, sqrt((t2 - t1 * t1 / rows) / rows));
+        __threadfence();
+      }
+      __syncthreads();
+      if (threadIdx.x == 0)
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(a.published[p])
+            .store(1, cuda::memory_order_release);
+    }
+  };
+
+  auto store = [&](int p) {
+    if (threadIdx.x == 0)
+      while (cuda::atomic_ref<unsigned, cuda::thread_scope_device>(a.published[p])
+                 .load(cuda::memory_order_acquire) == 0) {
+      }
+    __syncthreads();
+    if (threadIdx.x < W)
+      stat[threadIdx.x] = __ldcg(a.stats + (p & 1) * W + threadIdx.x);
+    __syncthreads();
+    const int col = p * W + 2 * v;
+    const double2 s0 = stat[2 * v], s1 = stat[2 * v + 1];
+    for (long r = r0 + g; r < r1; r += batch * R) {
+      double2 x[batch];
+#pragma unroll
+      for (int b = 0; b < batch; ++b)
+        if (r + b * R < r1)
+          x[b] = __ldcg(reinterpret_cast<const double2*>(at(a.in, r + b * R, col)));
+#pragma unroll
+      for (int b = 0; b < batch; ++b)
+        if (r + b * R < r1)
+          __stcs(reinterpret_cast<double2*>(at(a.out, r + b * R, col)),
+                 make_double2((x[b].x - s0.x) / s0.y, (x[b].y - s1.x) / s1.y));
+    }
+  };
+
+  if constexpr (AHEAD) {
+    fold(0);
+    for (int p = 0; p < panels; ++p) {
+      if (p + 1 < panels)
+        fold(p + 1);
+      store(p);
+    }
+  } else {
+    for (int p = 0; p < panels; ++p) {
+      fold(p);
+      store(p);
+    }
+  }
+}
+
 float median(std::vector<float> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -341,6 +495,33 @@ template <int W, int S, int T> void probe_fused(const Device& d, int repeats, fl
   CHECK(cudaFree(a.arrivals));
 }
 
+template <int W, int T, int MINB, bool AHEAD>
+void probe_l2(const Device& d, int repeats, float copy_ms) {
+  auto kernel = l2_standardize<W, T, MINB, AHEAD>;
+  int per_sm = 0;
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, 0));
+  for (int b = 1; b <= std::min(per_sm, 4); b *= 2) {
+    const int blocks = b * d.sms;
+    L2Args a{d.in, d.out, nullptr, nullptr, nullptr, nullptr};
+    CHECK(cudaMalloc(&a.partials, sizeof(double2) * 2 * blocks * W));
+    CHECK(cudaMalloc(&a.stats, sizeof(double2) * 2 * W));
+    CHECK(cudaMalloc(&a.arrivals, sizeof(unsigned) * 2 * (cols / W)));
+    a.published = a.arrivals + cols / W;
+    void* params[] = {&a};
+    const float ms = time_ms(repeats, [&] {
+      CHECK(cudaMemsetAsync(a.arrivals, 0, sizeof(unsigned) * 2 * (cols / W)));
+      CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), blocks, T, params,
+                                        0));
+    });
+    CHECK(cudaDeviceSynchronize());
+    std::printf("l2 W=%-3d T=%-4d grid=%-4d %s %8.3f ms  %.2f of copy  worst rel. error %.2e\n", W,
+                T, blocks, AHEAD ? "ahead" : "     ", ms, copy_ms / ms, check_standardize(d));
+    CHECK(cudaFree(a.partials));
+    CHECK(cudaFree(a.stats));
+    CHECK(cudaFree(a.arrivals));
+  }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -372,6 +553,16 @@ int main(int argc, char** argv) {
   probe_panel_copy<64>(d, repeats, copy_ms);
   probe_panel_copy<128>(d, repeats, copy_ms);
   probe_panel_copy<4096>(d, repeats, copy_ms);
+
+  probe_l2<16, 512, 2, false>(d, repeats, copy_ms);
+  probe_l2<16, 512, 2, true>(d, repeats, copy_ms);
+  probe_l2<32, 512, 2, false>(d, repeats, copy_ms);
+  probe_l2<32, 512, 2, true>(d, repeats, copy_ms);
+  probe_l2<32, 256, 4, true>(d, repeats, copy_ms);
+  probe_l2<64, 512, 2, false>(d, repeats, copy_ms);
+  probe_l2<64, 512, 2, true>(d, repeats, copy_ms);
+  probe_l2<64, 1024, 1, true>(d, repeats, copy_ms);
+  probe_l2<128, 512, 2, false>(d, repeats, copy_ms);
 
   probe_fused<8, 3, 512>(d, repeats, copy_ms);
   probe_fused<16, 3, 512>(d, repeats, copy_ms);
