@@ -3,6 +3,7 @@
 #include <chunked/core/error.hpp>
 #include <chunked/runtime/compute_options.hpp>
 
+#include <algorithm>
 #include <string>
 
 namespace chunked {
@@ -15,6 +16,17 @@ void validate(const ComputeOptions& options) {
     throw ValueError("ComputeOptions::streams_per_device is " +
                      std::to_string(options.streams_per_device) +
                      "; expected 0 (the backend's choice) or a positive count");
+  // One worker per device: a device named twice would get two workers sharing its streams and
+  // each budgeting the whole device's memory.
+  const auto& devices = options.devices;
+  for (auto it = devices.begin(); it != devices.end(); ++it) {
+    if (*it < 0)
+      throw ValueError("ComputeOptions::devices holds " + std::to_string(*it) +
+                       "; expected CUDA device numbers, from 0");
+    if (std::find(devices.begin(), it, *it) != it)
+      throw ValueError("ComputeOptions::devices names device " + std::to_string(*it) +
+                       " twice; expected each device at most once");
+  }
 }
 
 } // namespace chunked

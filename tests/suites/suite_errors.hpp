@@ -183,6 +183,13 @@ TEST_F(Errors, BadComputeOptions) {
   streams.streams_per_device = -1;
   expect_error<ValueError>([&] { (void)sample({4}).compute(streams); },
                            {"streams_per_device", "-1"});
+  ComputeOptions negative;
+  negative.devices = {0, -1};
+  expect_error<ValueError>([&] { (void)sample({4}).sum().item(negative); }, {"devices", "-1"});
+  ComputeOptions twice;
+  twice.devices = {1, 0, 1};
+  expect_error<ValueError>([&] { (void)sample({4}).persist(twice); },
+                           {"devices", "device 1 twice"});
 }
 
 TEST_F(Errors, CudaWithoutADeviceSuggestsAuto) {

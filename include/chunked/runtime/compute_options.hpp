@@ -30,7 +30,7 @@ struct ComputeOptions {
   Scheduler scheduler = Scheduler::threads;
   /// CPU worker threads; 0 = all hardware threads.
   int num_threads = 0;
-  /// CUDA devices to use; empty = all visible, one worker per GPU.
+  /// CUDA devices to use, each named once; empty = all visible. One worker per GPU.
   std::vector<int> devices;
   /// CUDA streams per device; 0 = the backend's choice (4); at most 16 are used.
   int streams_per_device = 0;
@@ -44,7 +44,8 @@ struct ComputeOptions {
 };
 
 /// Throws ValueError naming the field when an option is out of range (a negative thread or
-/// stream count); every backend checks its options with it before running anything.
+/// stream count, a negative or repeated device); every backend checks its options with it before
+/// running anything.
 void validate(const ComputeOptions& options);
 
 } // namespace chunked
