@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "support/ulp.hpp"
+
 namespace chunked {
 namespace {
 
@@ -31,14 +33,7 @@ namespace {
       GTEST_SKIP() << "no CUDA device is visible (cuda_available() is false)";                     \
   } while (0)
 
-std::uint64_t ulp_distance(double a, double b) {
-  auto ordered = [](double x) {
-    const auto bits = std::bit_cast<std::int64_t>(x);
-    return bits < 0 ? INT64_MIN - bits : bits;
-  };
-  const std::int64_t d = ordered(a) - ordered(b);
-  return d < 0 ? static_cast<std::uint64_t>(-d) : static_cast<std::uint64_t>(d);
-}
+using test::ulp_distance;
 
 template <class T> void expect_identical(const NDArray<T>& cpu, const NDArray<T>& gpu) {
   ASSERT_EQ(cpu.shape(), gpu.shape());

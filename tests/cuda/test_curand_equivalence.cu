@@ -16,6 +16,7 @@
 
 #include "chunked/random/distributions.hpp"
 #include "chunked/random/philox.hpp"
+#include "support/ulp.hpp"
 
 namespace {
 
@@ -128,15 +129,7 @@ __global__ void chunked_device(const Case* table, Sample* out, std::uint64_t n) 
   out[i] = s;
 }
 
-// Distance in units in the last place between two finite doubles (0 when bit-equal).
-std::uint64_t ulp_distance(double a, double b) {
-  auto ordered = [](double x) {
-    const auto bits = std::bit_cast<std::int64_t>(x);
-    return bits < 0 ? INT64_MIN - bits : bits;
-  };
-  const std::int64_t d = ordered(a) - ordered(b);
-  return d < 0 ? static_cast<std::uint64_t>(-d) : static_cast<std::uint64_t>(d);
-}
+using chunked::test::ulp_distance;
 
 #define CHUNKED_CUDA_CHECK(call)                                                                   \
   do {                                                                                             \

@@ -13,6 +13,7 @@
 #include "chunked/backend/cpu/random_kernels.hpp"
 #include "chunked/random/cuda_math.hpp"
 #include "chunked/random/distributions.hpp"
+#include "support/ulp.hpp"
 
 namespace {
 
@@ -24,15 +25,7 @@ using chunked::index_t;
 
 std::uint64_t bits(double x) { return std::bit_cast<std::uint64_t>(x); }
 
-// Distance in units in the last place between two finite doubles (0 when bit-equal).
-std::uint64_t ulp_distance(double a, double b) {
-  auto ordered = [](double x) {
-    const auto v = std::bit_cast<std::int64_t>(x);
-    return v < 0 ? INT64_MIN - v : v;
-  };
-  const std::int64_t d = ordered(a) - ordered(b);
-  return d < 0 ? static_cast<std::uint64_t>(-d) : static_cast<std::uint64_t>(d);
-}
+using chunked::test::ulp_distance;
 
 // sin(pi x), cos(pi x) in long double with the exact reduction x = q / 2 + r, |r| <= 1/4.
 void sincospi_reference(double x, long double* s, long double* c) {
