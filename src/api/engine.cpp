@@ -43,6 +43,11 @@ std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, BackendKind backe
   return cpu::execute(plan, options);
 }
 
+/// How the plan cuts work into tasks on a backend.
+plan::TaskSplit task_split_for(BackendKind kind) {
+  return kind == BackendKind::cpu ? cpu::task_split : plan::TaskSplit{};
+}
+
 } // namespace
 
 BackendKind resolve_backend(BackendKind requested) {
@@ -70,7 +75,7 @@ void compute_into(const std::vector<HostTarget>& targets, BackendKind backend, c
     r.destination = plan::Destination{t.data, t.node->dtype, t.node->shape, MemorySpace{}};
     requests.push_back(std::move(r));
   }
-  plan::Plan p = plan::make_plan(requests);
+  plan::Plan p = plan::make_plan(requests, task_split_for(kind));
   execute(p, kind, options);
 }
 
@@ -79,7 +84,7 @@ graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend, const Co
   plan::Request r;
   r.node = node;
   r.kind = plan::Request::Kind::blocks;
-  plan::Plan p = plan::make_plan({r});
+  plan::Plan p = plan::make_plan({r}, task_split_for(kind));
   auto outputs = execute(p, kind, options);
   auto data = std::make_shared<graph::StoredData>();
   data->dtype = node->dtype;

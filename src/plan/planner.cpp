@@ -3,6 +3,7 @@
 // affine index maps, chunk alignment by gathers, fixed-order reduction trees.
 #include <chunked/plan/partial.hpp>
 #include <chunked/plan/plan.hpp>
+#include <chunked/plan/task_split.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -97,6 +98,8 @@ class Lowerer {
 
 class Planner {
  public:
+  explicit Planner(const TaskSplit& split) : split_(split) {}
+
   Plan plan;
 
   void request(const Request& r);
@@ -123,8 +126,9 @@ class Planner {
   InputRef resolve_read(const StoredLeafInfo& info, const std::array<index_t, max_ndim>& origin,
                         const std::array<index_t, max_ndim>& extent, int ndim, AffineMap& map,
                         std::vector<TaskId>& deps);
-  std::vector<InputRef> plan_elementwise(const NodePtr& n, const Output& out_template,
-                                         std::vector<TaskId>* task_ids);
+  /// The tasks computing n over `grid` (n's own, or finer where the output allows).
+  std::vector<InputRef> plan_elementwise(const NodePtr& n, const ChunkGrid& grid,
+                                         const Output& out_template, std::vector<TaskId>* task_ids);
   std::vector<InputRef> plan_reduce(const NodePtr& n);
   /// The stage and combine tree of reducing `in` by `op` over the axes in `mask`: per output
   /// block (kept-axis block indices in C order), the root combine task, which finalizes into
@@ -146,6 +150,7 @@ class Planner {
   std::vector<std::vector<StoredLeafInfo>> stage_reads_;
   std::unordered_set<const Node*> forced_;
   std::map<std::tuple<const Node*, std::vector<index_t>, std::vector<index_t>>, TaskId> gathers_;
+  TaskSplit split_;
 };
 
 int Lowerer::lower(const NodePtr& n, const Coords& m, bool is_root) {
@@ -450,16 +455,17 @@ void Planner::add_program_inputs(std::uint32_t stage, index_t block, std::vector
   }
 }
 
-std::vector<InputRef> Planner::plan_elementwise(const NodePtr& n, const Output& out_template,
+std::vector<InputRef> Planner::plan_elementwise(const NodePtr& n, const ChunkGrid& grid,
+                                                const Output& out_template,
                                                 std::vector<TaskId>* task_ids) {
   Body body = lower_root(n, n);
   body.prog.sink.kind = Sink::Kind::store;
-  const std::uint32_t stage = add_stage(std::move(body), n->grid);
+  const std::uint32_t stage = add_stage(std::move(body), grid);
   std::vector<InputRef> refs;
-  const index_t nb = n->grid.numblocks();
+  const index_t nb = grid.numblocks();
   for (index_t b = 0; b < nb; ++b) {
     Output out = out_template;
-    if (out.kind == Output::Kind::buffer) out.elements = n->grid.block_shape(n->grid.block_index(b)).size();
+    if (out.kind == Output::Kind::buffer) out.elements = grid.block_shape(grid.block_index(b)).size();
     const TaskId id = add_program_task(stage, b, out);
     refs.push_back(InputRef{InputRef::Kind::task, id, nullptr});
     if (task_ids) task_ids->push_back(id);
@@ -554,7 +560,9 @@ std::vector<TaskId> Planner::plan_reduce_tree(const NodePtr& in, const graph::Re
   body.prog.sink.kind = Sink::Kind::reduce;
   body.prog.sink.op = p.op;
   body.prog.sink.reduced_axes = mask;
-  const std::uint32_t stage = add_stage(std::move(body), in->grid);
+  // Cutting reduced axes only: the kept axes, and so the output blocks, stay the input's.
+  const ChunkGrid grid = split_for_tasks(in->grid, mask, split_);
+  const std::uint32_t stage = add_stage(std::move(body), grid);
   plan.stages[stage].reduce_flat_index = p.flat_index;
   plan.stages[stage].reduce_input_strides = in->shape.strides();
 
@@ -563,7 +571,7 @@ std::vector<TaskId> Planner::plan_reduce_tree(const NodePtr& in, const graph::Re
 
   // Input blocks grouped by output block: kept-axis block indices select the group, reduced-axis
   // block indices (C order) order its members.
-  const auto per_axis = in->grid.blocks_per_axis();
+  const auto per_axis = grid.blocks_per_axis();
   std::vector<index_t> kept_blocks, red_blocks;
   for (int k = 0; k < nd; ++k) ((mask >> k) & 1u ? red_blocks : kept_blocks).push_back(per_axis[k]);
   index_t n_groups = 1, n_members = 1;
@@ -582,7 +590,7 @@ std::vector<TaskId> Planner::plan_reduce_tree(const NodePtr& in, const graph::Re
     {
       std::size_t kk = 0;
       for (int k = 0; k < nd; ++k)
-        if (!((mask >> k) & 1u)) entries *= in->grid.lengths(k)[kept[kk++]];
+        if (!((mask >> k) & 1u)) entries *= grid.lengths(k)[kept[kk++]];
     }
     auto partial_task = [&](index_t member) {
       std::vector<index_t> red(red_blocks.size());
@@ -592,7 +600,7 @@ std::vector<TaskId> Planner::plan_reduce_tree(const NodePtr& in, const graph::Re
       }
       std::size_t kk = 0, rr = 0;
       for (int k = 0; k < nd; ++k) bidx[k] = (mask >> k) & 1u ? red[rr++] : kept[kk++];
-      return add_program_task(stage, in->grid.block_number(bidx), Output{Output::Kind::partial, in->dtype, entries, -1});
+      return add_program_task(stage, grid.block_number(bidx), Output{Output::Kind::partial, in->dtype, entries, -1});
     };
     auto combine_task = [&](const std::vector<TaskId>& parts, bool last) {
       return add_combine_task(comb_index, g, parts,
@@ -626,7 +634,7 @@ const std::vector<InputRef>& Planner::materialize(const NodePtr& n) {
   } else if (n->kind == NodeKind::reduce) {
     refs = plan_reduce(n);
   } else {
-    refs = plan_elementwise(n, Output{Output::Kind::buffer, n->dtype, 0, -1}, nullptr);
+    refs = plan_elementwise(n, n->grid, Output{Output::Kind::buffer, n->dtype, 0, -1}, nullptr);
   }
   return blocks_of_.emplace(n.get(), std::move(refs)).first->second;
 }
@@ -635,7 +643,7 @@ void Planner::request(const Request& r) {
   plan.roots.push_back(r.node);
   if (r.kind == Request::Kind::blocks) {
     std::vector<TaskId> ids;
-    plan_elementwise(r.node, Output{Output::Kind::buffer, r.node->dtype, 0, -1}, &ids);
+    plan_elementwise(r.node, r.node->grid, Output{Output::Kind::buffer, r.node->dtype, 0, -1}, &ids);
     plan.result_blocks.push_back(std::move(ids));
     return;
   }
@@ -648,7 +656,9 @@ void Planner::request(const Request& r) {
   out.kind = Output::Kind::destination;
   out.dtype = r.node->dtype;
   out.destination = static_cast<int>(plan.destinations.size() - 1);
-  plan_elementwise(r.node, out, nullptr);
+  // Each task writes its own box of the destination, so any box will do.
+  const auto every_axis = static_cast<std::uint32_t>((std::uint64_t{1} << r.node->shape.ndim()) - 1);
+  plan_elementwise(r.node, split_for_tasks(r.node->grid, every_axis, split_), out, nullptr);
   plan.result_blocks.emplace_back();
 }
 
@@ -755,8 +765,8 @@ std::string Plan::describe() const {
   return s;
 }
 
-Plan make_plan(const std::vector<Request>& requests) {
-  Planner p;
+Plan make_plan(const std::vector<Request>& requests, const TaskSplit& split) {
+  Planner p(split);
   p.find_shared_moments(requests);
   for (const auto& r : requests) p.request(r);
   return std::move(p.plan);

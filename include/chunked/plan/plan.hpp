@@ -6,6 +6,7 @@
 #include <chunked/core/chunk_grid.hpp>
 #include <chunked/graph/node.hpp>
 #include <chunked/plan/block_program.hpp>
+#include <chunked/plan/task_split.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -129,7 +130,8 @@ struct Request {
 };
 
 /// Lowers arrays to one plan. Materialised intermediates shared between requests are computed
-/// once. Throws chunked::Error for programs it cannot plan.
-Plan make_plan(const std::vector<Request>& requests);
+/// once; reductions and destination results are cut into tasks as `split` says. Throws
+/// chunked::Error for programs it cannot plan.
+Plan make_plan(const std::vector<Request>& requests, const TaskSplit& split = {});
 
 } // namespace chunked::plan

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// Splitting large blocks into several tasks, so that an array of few blocks keeps every core busy.
+#pragma once
+
+#include <chunked/core/chunk_grid.hpp>
+
+#include <cstdint>
+
+namespace chunked::plan {
+
+/// How finely a plan cuts work whose task boxes need not be the arrays' blocks: the program
+/// tasks of a reduction (their partials are combined anyway) and of a result written into a
+/// caller's array (each task writes its own box). A materialised block is always one task.
+struct TaskSplit {
+  /// Such a stage gets at least this many tasks where its blocks are large enough; 1 (the
+  /// default) keeps one task per block. A constant, not the thread count: the tasks of a
+  /// reduction fix its order of operations, and results must not depend on the thread count.
+  index_t min_tasks = 1;
+  /// No task made by splitting iterates over fewer elements than this (unless its block does).
+  index_t min_task_elements = index_t{1} << 16;
+};
+
+/// The grid of `grid`'s blocks cut along the axes in `axes` (bit k for axis k), the outermost
+/// first, into near-equal pieces until the grid has `split.min_tasks` blocks or no axis can be
+/// cut further. Pieces of one block stay inside it, in order, so a piece reads what its block
+/// read. Depends on the grid alone.
+ChunkGrid split_for_tasks(const ChunkGrid& grid, std::uint32_t axes, const TaskSplit& split);
+
+} // namespace chunked::plan
