@@ -126,9 +126,10 @@ class Planner {
   InputRef resolve_read(const StoredLeafInfo& info, const std::array<index_t, max_ndim>& origin,
                         const std::array<index_t, max_ndim>& extent, int ndim, AffineMap& map,
                         std::vector<TaskId>& deps);
-  /// The tasks computing n over `grid` (n's own, or finer where the output allows).
-  std::vector<InputRef> plan_elementwise(const NodePtr& n, const ChunkGrid& grid,
-                                         const Output& out_template, std::vector<TaskId>* task_ids);
+  /// The tasks computing n's blocks (buffer outputs) or writing n into a destination; where the
+  /// split asks for more tasks than blocks, each block is cut into pieces.
+  std::vector<InputRef> plan_elementwise(const NodePtr& n, const Output& out_template,
+                                         std::vector<TaskId>* task_ids);
   std::vector<InputRef> plan_reduce(const NodePtr& n);
   /// The stage and combine tree of reducing `in` by `op` over the axes in `mask`: per output
   /// block (kept-axis block indices in C order), the root combine task, which finalizes into
@@ -455,18 +456,59 @@ void Planner::add_program_inputs(std::uint32_t stage, index_t block, std::vector
   }
 }
 
-std::vector<InputRef> Planner::plan_elementwise(const NodePtr& n, const ChunkGrid& grid,
-                                                const Output& out_template,
+std::vector<InputRef> Planner::plan_elementwise(const NodePtr& n, const Output& out_template,
                                                 std::vector<TaskId>* task_ids) {
   Body body = lower_root(n, n);
   body.prog.sink.kind = Sink::Kind::store;
+  const auto every_axis = static_cast<std::uint32_t>((std::uint64_t{1} << n->shape.ndim()) - 1);
+  const ChunkGrid grid = split_for_tasks(n->grid, every_axis, split_);
   const std::uint32_t stage = add_stage(std::move(body), grid);
   std::vector<InputRef> refs;
-  const index_t nb = grid.numblocks();
+  if (out_template.kind == Output::Kind::destination || grid == n->grid) {
+    // Each task writes its own box of the destination, so any boxes will do; or one task per
+    // block.
+    const index_t nb = grid.numblocks();
+    for (index_t b = 0; b < nb; ++b) {
+      Output out = out_template;
+      if (out.kind == Output::Kind::buffer) out.elements = grid.block_shape(grid.block_index(b)).size();
+      const TaskId id = add_program_task(stage, b, out);
+      refs.push_back(InputRef{InputRef::Kind::task, id, nullptr});
+      if (task_ids) task_ids->push_back(id);
+    }
+    return refs;
+  }
+  // Materialised blocks cut into pieces: each block's pieces (C order), then its join, which
+  // readers of the block depend on.
+  const auto nd = static_cast<std::size_t>(n->shape.ndim());
+  const index_t nb = n->grid.numblocks();
+  std::vector<index_t> first(nd), count(nd), piece(nd);
   for (index_t b = 0; b < nb; ++b) {
-    Output out = out_template;
-    if (out.kind == Output::Kind::buffer) out.elements = grid.block_shape(grid.block_index(b)).size();
-    const TaskId id = add_program_task(stage, b, out);
+    const auto bidx = n->grid.block_index(b);
+    const auto boff = n->grid.block_offset(bidx);
+    const auto bext = n->grid.block_shape(bidx).extents();
+    Output out{Output::Kind::piece, n->dtype, 1, -1};
+    for (std::size_t k = 0; k < nd; ++k) {
+      out.origin[k] = boff[k];
+      out.extent[k] = bext[k];
+      out.elements *= bext[k];
+      first[k] = grid.block_containing(static_cast<index_t>(k), boff[k]);
+      count[k] = grid.block_containing(static_cast<index_t>(k), boff[k] + bext[k] - 1) - first[k] + 1;
+    }
+    std::vector<TaskId> pieces;
+    std::fill(piece.begin(), piece.end(), 0);
+    for (;;) {
+      std::vector<index_t> at(nd);
+      for (std::size_t k = 0; k < nd; ++k) at[k] = first[k] + piece[k];
+      pieces.push_back(add_program_task(stage, grid.block_number(at), out));
+      std::size_t k = nd;
+      while (k-- > 0 && ++piece[k] == count[k]) piece[k] = 0;
+      if (k == static_cast<std::size_t>(-1)) break;
+    }
+    Task join;
+    join.kind = TaskKind::join;
+    join.output = Output{Output::Kind::buffer, n->dtype, out.elements, -1};
+    const TaskId id = add_task(join, pieces);
+    for (const TaskId t : pieces) plan.tasks[t].output.owner = id;
     refs.push_back(InputRef{InputRef::Kind::task, id, nullptr});
     if (task_ids) task_ids->push_back(id);
   }
@@ -634,7 +676,7 @@ const std::vector<InputRef>& Planner::materialize(const NodePtr& n) {
   } else if (n->kind == NodeKind::reduce) {
     refs = plan_reduce(n);
   } else {
-    refs = plan_elementwise(n, n->grid, Output{Output::Kind::buffer, n->dtype, 0, -1}, nullptr);
+    refs = plan_elementwise(n, Output{Output::Kind::buffer, n->dtype, 0, -1}, nullptr);
   }
   return blocks_of_.emplace(n.get(), std::move(refs)).first->second;
 }
@@ -643,7 +685,7 @@ void Planner::request(const Request& r) {
   plan.roots.push_back(r.node);
   if (r.kind == Request::Kind::blocks) {
     std::vector<TaskId> ids;
-    plan_elementwise(r.node, r.node->grid, Output{Output::Kind::buffer, r.node->dtype, 0, -1}, &ids);
+    plan_elementwise(r.node, Output{Output::Kind::buffer, r.node->dtype, 0, -1}, &ids);
     plan.result_blocks.push_back(std::move(ids));
     return;
   }
@@ -656,9 +698,7 @@ void Planner::request(const Request& r) {
   out.kind = Output::Kind::destination;
   out.dtype = r.node->dtype;
   out.destination = static_cast<int>(plan.destinations.size() - 1);
-  // Each task writes its own box of the destination, so any box will do.
-  const auto every_axis = static_cast<std::uint32_t>((std::uint64_t{1} << r.node->shape.ndim()) - 1);
-  plan_elementwise(r.node, split_for_tasks(r.node->grid, every_axis, split_), out, nullptr);
+  plan_elementwise(r.node, out, nullptr);
   plan.result_blocks.emplace_back();
 }
 
@@ -673,6 +713,14 @@ void instantiate_sink(const Plan& plan, const Stage& st, const Task& task,
       for (int k = 0; k < nd; ++k) {
         sink.map.base += strides[k] * origin[k];
         sink.map.coef[k] = strides[k];
+      }
+    } else if (task.output.kind == Output::Kind::piece) {
+      // C order over the whole block, from the piece's place in it.
+      index_t acc = 1;
+      for (int k = nd; k-- > 0;) {
+        sink.map.coef[k] = acc;
+        sink.map.base += acc * (origin[k] - task.output.origin[k]);
+        acc *= task.output.extent[k];
       }
     } else {
       index_t acc = 1;
@@ -751,17 +799,18 @@ std::uint64_t Plan::work_bytes(TaskId id) const {
 std::string Plan::describe() const {
   std::string s;
   std::vector<index_t> per_stage(stages.size(), 0);
-  index_t n_gather = 0, n_combine = 0;
+  index_t n_gather = 0, n_combine = 0, n_join = 0;
   for (const auto& t : tasks) {
     if (t.kind == TaskKind::program) ++per_stage[t.index];
     else if (t.kind == TaskKind::gather) ++n_gather;
-    else ++n_combine;
+    else if (t.kind == TaskKind::combine) ++n_combine;
+    else ++n_join;
   }
   for (std::size_t i = 0; i < stages.size(); ++i)
     s += "stage " + std::to_string(i) + ": " + std::to_string(per_stage[i]) + " tasks over grid " +
          stages[i].grid.to_string() + "\n" + stages[i].program.describe() + "\n";
   s += "gathers: " + std::to_string(n_gather) + ", combines: " + std::to_string(n_combine) +
-       ", tasks: " + std::to_string(tasks.size()) + "\n";
+       ", joins: " + std::to_string(n_join) + ", tasks: " + std::to_string(tasks.size()) + "\n";
   return s;
 }
 

@@ -39,15 +39,19 @@ struct Output {
   enum class Kind : std::uint8_t {
     buffer,      ///< a new buffer of `elements` values of `dtype` (a materialised block)
     partial,     ///< a new buffer of `elements` partial entries
-    destination, ///< written into destinations[destination] at `offset` (block origin)
+    destination, ///< written into destinations[destination] at the task's box
+    /// a piece of a materialised block: the task's box written into the block's buffer, which
+    /// the join task `owner` holds once every piece has run (the first piece to run allocates
+    /// it: `elements` values of `dtype`, the block at `origin` with extents `extent`)
+    piece,
   };
   Kind kind = Kind::buffer;
   DType dtype = DType::float64;
   index_t elements = 0;
   int destination = -1;
-  std::array<index_t, max_ndim> origin{}; ///< block origin in the destination's shape
-  std::array<index_t, max_ndim> extent{}; ///< block extents (destination outputs)
-  int ndim = 0;
+  std::array<index_t, max_ndim> origin{}; ///< pieces: the block's origin in the stage grid
+  std::array<index_t, max_ndim> extent{}; ///< pieces: the block's extents
+  std::uint32_t owner = 0;                ///< pieces: the block's join task
 };
 
 /// A fused program over the blocks of one grid. Leaf maps of non-stored leaves are given for a
@@ -79,11 +83,14 @@ struct Combine {
   index_t ddof = 0;
 };
 
-enum class TaskKind : std::uint8_t { program, gather, combine };
+/// program: a stage's program over one box of its grid; gather: copies of source pieces into
+/// one buffer; combine: partials folded in order; join: a block whose pieces (its dependencies)
+/// have been written, its output being their buffer.
+enum class TaskKind : std::uint8_t { program, gather, combine, join };
 
 struct Task {
   TaskKind kind = TaskKind::program;
-  std::uint32_t index = 0; ///< stage, gather or combine number
+  std::uint32_t index = 0; ///< stage, gather or combine number (joins: unused)
   index_t block = 0;       ///< program tasks: block number in the stage grid
   std::uint32_t inputs_begin = 0, inputs_end = 0; ///< range in Plan::inputs (combines:
                                                   ///< Plan::combine_inputs)

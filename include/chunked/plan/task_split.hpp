@@ -8,9 +8,11 @@
 
 namespace chunked::plan {
 
-/// How finely a plan cuts work whose task boxes need not be the arrays' blocks: the program
-/// tasks of a reduction (their partials are combined anyway) and of a result written into a
-/// caller's array (each task writes its own box). A materialised block is always one task.
+/// How finely a plan cuts its program tasks where an array has few blocks: a reduction's along
+/// its reduced axes (their partials are combined anyway, and the output blocks stay the same),
+/// a result written into a caller's array along any axis (each task writes its own box), and a
+/// materialised block along any axis into pieces written into one buffer (Output::Kind::piece),
+/// so that the block is still one buffer.
 struct TaskSplit {
   /// Such a stage gets at least this many tasks where its blocks are large enough; 1 (the
   /// default) keeps one task per block. A constant, not the thread count: the tasks of a

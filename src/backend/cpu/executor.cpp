@@ -8,6 +8,7 @@
 #include <chunked/runtime/task_graph.hpp>
 
 #include <cstring>
+#include <mutex>
 
 namespace chunked::cpu {
 
@@ -35,6 +36,7 @@ class CpuExecutor final : public runtime::TaskExecutor {
     case TaskKind::program: run_program_task(id, task); break;
     case TaskKind::gather: run_gather(id, task); break;
     case TaskKind::combine: run_combine(id, task); break;
+    case TaskKind::join: block_buffer(id, task.output); break; // its pieces wrote it
     }
     return plan_.work_bytes(id);
   }
@@ -57,11 +59,22 @@ class CpuExecutor final : public runtime::TaskExecutor {
     void* out;
     if (task.output.kind == Output::Kind::destination) {
       out = plan_.destinations[task.output.destination].data;
+    } else if (task.output.kind == Output::Kind::piece) {
+      out = block_buffer(task.output.owner, plan_.tasks[task.output.owner].output)->data();
     } else {
       outputs_[id] = make_host_buffer(output_bytes(task.output, program.sink.op));
       out = outputs_[id]->data();
     }
     run_program(program, inputs, out);
+  }
+
+  /// The buffer of a block cut into pieces, held by its join task: allocated by whichever piece
+  /// runs first (so that it exists only once the block is being computed), or by the join itself.
+  Buffer* block_buffer(runtime::TaskId join, const Output& output) {
+    std::lock_guard lock(blocks_mutex_);
+    std::shared_ptr<Buffer>& buffer = outputs_[join];
+    if (!buffer) buffer = make_host_buffer(output_bytes(output, plan::ReduceOp::sum));
+    return buffer.get();
   }
 
   void run_gather(runtime::TaskId id, const plan::Task& task) {
@@ -104,6 +117,7 @@ class CpuExecutor final : public runtime::TaskExecutor {
 
   const plan::Plan& plan_;
   std::vector<std::shared_ptr<Buffer>> outputs_;
+  std::mutex blocks_mutex_; ///< block_buffer's allocations
 };
 
 } // namespace

@@ -52,6 +52,11 @@ constexpr int default_streams = 4;
 /// Pinned staging buffers per device: while the GPU copies through one, the worker fills or
 /// empties the others.
 constexpr int staging_ring = 4;
+/// Blocks cut into pieces written by several tasks (plan::TaskSplit) are the CPU backend's: on a
+/// GPU one block's kernel already spreads over every multiprocessor.
+constexpr const char* pieces_unsupported =
+    "Cuda backend: plans with blocks cut into pieces are not supported (plan with the default "
+    "plan::TaskSplit)";
 
 std::size_t output_bytes(const Output& out, plan::ReduceOp op) {
   if (out.kind == Output::Kind::partial)
@@ -231,6 +236,8 @@ public:
     case TaskKind::combine:
       run_combine(id, task, d, lane, temps);
       break;
+    case TaskKind::join:
+      throw BackendError(pieces_unsupported);
     }
     auto done = std::make_unique<Event>(d.id);
     done->record(s);
@@ -751,6 +758,9 @@ void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices) {
 
 std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan& plan,
                                              const ComputeOptions& options) {
+  for (const plan::Task& task : plan.tasks)
+    if (task.kind == TaskKind::join)
+      throw BackendError(pieces_unsupported);
   const std::vector<int> devices = select_devices(options);
   prepare_modules(plan, devices);
   CudaExecutor exec(plan, devices, options);

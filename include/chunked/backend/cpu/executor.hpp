@@ -10,9 +10,9 @@
 
 namespace chunked::cpu {
 
-/// How the CPU backend cuts work into tasks: an array of a few large blocks is reduced, or
-/// computed into a caller's array, by at least 64 tasks (of at least 64 Ki elements each), so
-/// that up to 64 threads share it; one block per thread would leave threads idle whenever there
+/// How the CPU backend cuts work into tasks: an array of a few large blocks is reduced, computed
+/// into a caller's array or persisted by at least 64 tasks (of at least 64 Ki elements each), so
+/// that up to 64 threads share it; one block per task would leave threads idle whenever there
 /// are fewer blocks than threads, and make the slowest block the whole run's time when there are
 /// as many. A constant, so that results do not depend on the thread count.
 constexpr plan::TaskSplit task_split{64, index_t{1} << 16};
