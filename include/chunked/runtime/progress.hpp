@@ -15,7 +15,9 @@ namespace chunked {
 
 struct ComputeOptions;
 
-/// A snapshot of a running computation, passed to `ComputeOptions::on_progress`.
+/// A snapshot of a running computation, passed to `ComputeOptions::on_progress`. A block task
+/// computes one block of an array, or one piece of it where the CPU backend cuts an array of few
+/// large blocks into more tasks (`cpu::task_split`), so the count can exceed the chunk count.
 struct Progress {
   index_t blocks_done = 0;      ///< finished block tasks
   index_t blocks_total = 0;     ///< block tasks in the computation
