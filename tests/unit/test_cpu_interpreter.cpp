@@ -652,6 +652,62 @@ TEST(CpuInterpreter, LeavesThroughOddMapsAndStridedStores) {
   }
 }
 
+// Leaves that repeat along the outer axes (a column mean broadcast down a block, a random row,
+// an arange along the last axes) are filled once per program and reused by every tile; periods
+// that divide the tile and those that do not, periods longer than a tile, inner axes of length
+// one and reversed or stretched outputs.
+TEST(CpuInterpreter, LeavesRepeatingAlongOuterAxesGiveEveryTileTheirValues) {
+  std::mt19937_64 rng(21);
+  const std::vector<std::pair<std::vector<index_t>, int>> boxes = {
+      // extents, number of outer axes along which the leaves repeat
+      {{4099, 3}, 1},   {{700, 64}, 1},     {{33, 100}, 1},  {{5, 7, 11}, 1},
+      {{5, 7, 11}, 2},  {{3, 2049}, 1},     {{2050, 1}, 1},  {{2, 3, 4, 171}, 2},
+      {{9, 1, 300}, 1}, {{1000, 2, 1}, 1}};
+  for (const auto& [extent, outer] : boxes) {
+    for (int variant = 0; variant < 3; ++variant) {
+      BlockProgram p = box_program(extent);
+      StoredInput x = random_stored(DType::float64, extent, rng);
+      StoredInput m = random_stored(DType::float64, extent, rng);
+      for (int k = 0; k < outer; ++k)
+        m.map.coef[k] = 0; // repeats along the outer axes (the buffer still holds every read)
+      Leaf r;
+      r.kind = LeafKind::normal;
+      r.dtype = DType::float64;
+      r.seed = 5;
+      r.stream = 2;
+      r.a = {1.0, 0};
+      r.b = {2.0, 0};
+      r.map = amap(7, c_strides(extent));
+      for (int k = 0; k < outer; ++k)
+        r.map.coef[k] = 0;
+      Leaf ar;
+      ar.kind = LeafKind::arange;
+      ar.dtype = DType::int64;
+      ar.a = {0.0, 3};
+      ar.b = {0.0, -2};
+      ar.map = r.map;
+      p.leaves = {stored_leaf(DType::float64, 0, x.map), stored_leaf(DType::float64, 1, m.map), r,
+                  ar};
+      // v4 = x - m ; v5 = v4 * r ; v6 = cast(ar) ; v7 = v5 + v6
+      p.instrs = {instr(OpCode::sub, DType::float64, 0, 1), instr(OpCode::mul, DType::float64, 4, 2),
+                  instr(OpCode::cast, DType::float64, 3), instr(OpCode::add, DType::float64, 5, 6)};
+      const index_t n = box_size(extent);
+      if (variant == 1) {
+        p.sink.map.base = n - 1;
+        for (std::size_t k = 0; k < extent.size(); ++k)
+          p.sink.map.coef[k] = -p.sink.map.coef[k];
+      } else if (variant == 2) {
+        p.sink.map.base = 1;
+        for (std::size_t k = 0; k < extent.size(); ++k)
+          p.sink.map.coef[k] *= 2;
+      }
+      SCOPED_TRACE(::testing::Message() << "box of " << n << " positions, " << outer
+                                        << " outer axes, variant " << variant);
+      check_store(p, {&x.buffer, &m.buffer}, (variant == 2 ? 2 : 1) * n + 1);
+    }
+  }
+}
+
 TEST(CpuInterpreter, ReversedAndEveryOtherReadsOfEightByteLeaves) {
   // x[::-1] and x[::2] of float64 and int64 go through whole-vector gathers: every length around
   // the vector widths, read from buffers that end at the last element read (so that a read past
