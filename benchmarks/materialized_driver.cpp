@@ -2,7 +2,8 @@
 // chunked-b3-benchmark: elementwise programs and reductions over arrays stored in the backend's
 // memory (BENCHMARKS.md B3), on any backend, timed run by run.
 //
-//   chunked-b3-benchmark [--gib 1] [--cols 4096] [--chunk-mib 128] [--backend cpu|cuda|auto]
+//   chunked-b3-benchmark [--gib 1] [--cols 4096] [--chunk-mib 128 | --chunk-cols K]
+//                        [--backend cpu|cuda|auto]
 //                        [--threads N] [--repeat 5] [--json FILE]
 //
 // Four arrays a, b, c, x of --gib GiB each (rows x --cols float64) are made with from_host and
@@ -40,24 +41,29 @@ namespace {
 
 struct Config : bench::SizeOptions {
   index_t cols = 4096;
+  index_t chunk_cols = 0; ///< > 0: chunks of whole columns, this many wide (--chunk-mib unused)
 
   Config() : SizeOptions(5, 128) {}
 };
 
 constexpr const char* usage_text =
-    "usage: chunked-b3-benchmark [--gib G] [--cols C] [--chunk-mib M] [--backend cpu|cuda|auto]\n"
-    "                            [--threads N] [--repeat R] [--json FILE]\n"
+    "usage: chunked-b3-benchmark [--gib G] [--cols C] [--chunk-mib M | --chunk-cols K]\n"
+    "                            [--backend cpu|cuda|auto] [--threads N] [--repeat R] [--json FILE]\n"
     "  --gib        size of each of the four arrays in GiB (default 1)\n"
     "  --cols       columns (default 4096); rows follow from --gib\n"
-    "  --chunk-mib  chunk size in MiB, whole rows (default 128)\n" CHUNKED_BENCH_USAGE_COMMON(
+    "  --chunk-mib  chunk size in MiB, whole rows (default 128)\n"
+    "  --chunk-cols chunks of whole columns, K wide, instead: each chunk spans the reduced axis\n" CHUNKED_BENCH_USAGE_COMMON(
         "timed runs after one warm-up run (default 5)");
 
 bool parse_args(int argc, char** argv, Config& c) {
   return bench::parse_command_line(argc, argv, "chunked-b3-benchmark", usage_text, 1, c,
                                    [&](std::string_view arg, std::string_view value) {
-                                     if (arg != "--cols")
+                                     if (arg == "--cols")
+                                       c.cols = bench::parse_int(arg, value, 1);
+                                     else if (arg == "--chunk-cols")
+                                       c.chunk_cols = bench::parse_int(arg, value, 1);
+                                     else
                                        return bench::parse_size_option(arg, value, c);
-                                     c.cols = bench::parse_int(arg, value, 1);
                                      return true;
                                    });
 }
@@ -147,8 +153,9 @@ std::vector<Program> measure(const Config& c, index_t rows, const ComputeOptions
   const index_t cols = c.cols;
   const Shape shape{rows, cols};
   const index_t chunk_rows =
-      std::clamp<index_t>(c.chunk_mib * (index_t{1} << 20) / (8 * cols), 1, rows);
-  const Chunks chunks{chunk_rows, cols};
+      c.chunk_cols > 0 ? rows
+                       : std::clamp<index_t>(c.chunk_mib * (index_t{1} << 20) / (8 * cols), 1, rows);
+  const Chunks chunks{chunk_rows, c.chunk_cols > 0 ? std::min(c.chunk_cols, cols) : cols};
   ChunkedArray<double, B> a, b, cc, x;
   {
     std::vector<double> host(static_cast<std::size_t>(rows * cols));
@@ -243,9 +250,11 @@ int main(int argc, char** argv) try {
   const double library_copy_rate = programs[2].traffic / bench::median(programs[2].runs_s) / 1e9;
 
   machine.print_header("chunked-b3-benchmark");
-  fmt::print("config:   4 stored arrays of {} x {} float64 ({:.3g} GiB each), {} MiB chunks, "
+  fmt::print("config:   4 stored arrays of {} x {} float64 ({:.3g} GiB each), {}, "
              "{}; 1 warm-up + {} timed runs\n",
-             rows, c.cols, bytes / double(1 << 30), c.chunk_mib,
+             rows, c.cols, bytes / double(1 << 30),
+             c.chunk_cols > 0 ? fmt::format("chunks of {} whole columns", c.chunk_cols)
+                              : fmt::format("{} MiB chunks of whole rows", c.chunk_mib),
              gpu ? std::string("one worker per GPU") : fmt::format("{} CPU threads", workers),
              c.repeat);
   if (gpu) {
@@ -283,14 +292,15 @@ int main(int argc, char** argv) try {
         c.json,
         machine.json_header("B3") +
             fmt::format(
-                R"(  "config": {{"shape": [{}, {}], "gib_per_array": {}, "chunk_mib": {}, "backend": "{}", "threads": {}, "workers": {}, "repeat": {}}},
+                R"(  "config": {{"shape": [{}, {}], "gib_per_array": {}, "chunk_mib": {}, "chunk_cols": {}, "backend": "{}", "threads": {}, "workers": {}, "repeat": {}}},
   "limits_GBps": {{"memcpy": {}, "memcpy_threads": {}, "memcpy_by_threads": {{{}}}, "library_copy": {:.6g}}},
   "programs": {{
 {}
   }}
 }}
 )",
-                rows, c.cols, c.gib, c.chunk_mib, c.backend, c.threads, gpu ? 0 : workers, c.repeat,
+                rows, c.cols, c.gib, c.chunk_cols > 0 ? 0 : c.chunk_mib, c.chunk_cols, c.backend,
+                c.threads, gpu ? 0 : workers, c.repeat,
                 json_number(memcpy_rate), memcpy.threads, memcpy_json, library_copy_rate,
                 json_programs));
   }

@@ -3,6 +3,7 @@
 // affine index maps, chunk alignment by gathers, fixed-order reduction trees.
 #include <chunked/plan/partial.hpp>
 #include <chunked/plan/plan.hpp>
+#include <chunked/plan/task_order.hpp>
 #include <chunked/plan/task_split.hpp>
 
 #include <algorithm>
@@ -818,6 +819,7 @@ Plan make_plan(const std::vector<Request>& requests, const TaskSplit& split) {
   Planner p(split);
   p.find_shared_moments(requests);
   for (const auto& r : requests) p.request(r);
+  order_for_locality(p.plan);
   return std::move(p.plan);
 }
 
