@@ -516,7 +516,8 @@ private:
              "axis reduce", static_cast<unsigned>(segments));
       if (segments > 1) {
         void* final_params[] = {&args, &segments, nullptr};
-        launch(m.function(kernel_reduce_axes_final), grid_for(args.kept),
+        // One warp per kept position (reduce_axes_final_kernel).
+        launch(m.function(kernel_reduce_axes_final), grid_for(args.kept * 32),
                kernel::block_threads_host, final_params, s, "axis reduce segments");
       }
     }
