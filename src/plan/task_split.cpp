@@ -19,20 +19,34 @@ ChunkGrid split_for_tasks(const ChunkGrid& grid, std::uint32_t axes, const TaskS
   for (index_t a = 0; a < nd && blocks < split.min_tasks; ++a) {
     if (!((axes >> a) & 1u)) continue;
     const index_t along = longest(a);
-    index_t largest_block = along;
-    for (index_t k = 0; k < nd; ++k)
+    index_t inner = 1, largest_block = along;
+    for (index_t k = 0; k < nd; ++k) {
       if (k != a) largest_block *= longest(k);
-    const index_t wanted = (split.min_tasks + blocks - 1) / blocks;
-    const index_t by_size = std::max<index_t>(1, largest_block / std::max<index_t>(1, split.min_task_elements));
-    const index_t pieces = std::min({wanted, along, by_size});
+      if (k > a) inner *= longest(k);
+    }
+    const index_t by_size = largest_block / std::max<index_t>(1, split.min_task_elements);
     if (by_size <= 1) break; // every further cut would make tasks too small
-    if (pieces <= 1) continue;
+    // A piece of the largest block still reads runs of at least min_run_elements in a row
+    // (a block cut along its last axis would otherwise read rows of a few elements).
+    const index_t by_run = along * inner / std::max<index_t>(1, split.min_run_elements);
+    const index_t most = std::min({along, by_size, std::max<index_t>(by_run, 1)});
+    if (most <= 1) continue;
+    // As many pieces per block as make the grid reach min_tasks: short blocks (a ragged last
+    // one) give fewer, and the others make up for them, so that no inner axis needs cutting.
+    const index_t others = blocks / static_cast<index_t>(lengths[a].size());
+    auto tasks_with = [&](index_t pieces) {
+      index_t n = 0;
+      for (const index_t length : lengths[a]) n += std::clamp<index_t>(length, 1, pieces);
+      return n * others;
+    };
+    index_t pieces = std::min(most, (split.min_tasks + blocks - 1) / blocks);
+    while (pieces < most && tasks_with(pieces) < split.min_tasks) ++pieces;
     std::vector<index_t> cut;
     for (const index_t length : lengths[a]) {
-      const index_t p = std::clamp<index_t>(std::min(pieces, length), 1, pieces);
+      const index_t p = std::clamp<index_t>(length, 1, pieces);
       for (index_t i = 0; i < p; ++i) cut.push_back(length / p + (i < length % p ? 1 : 0));
     }
-    blocks = blocks / static_cast<index_t>(lengths[a].size()) * static_cast<index_t>(cut.size());
+    blocks = others * static_cast<index_t>(cut.size());
     lengths[a] = std::move(cut);
   }
   return ChunkGrid(std::move(lengths));

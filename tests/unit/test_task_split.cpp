@@ -23,22 +23,22 @@ std::vector<index_t> all_lengths(const ChunkGrid& g, index_t axis) { return g.le
 
 TEST(TaskSplit, GridsWithEnoughBlocksAreKept) {
   const ChunkGrid g(Shape{1000, 1000}, std::vector<index_t>{100, 100});
-  EXPECT_EQ(plan::split_for_tasks(g, 0b11, TaskSplit{64, 1}), g);
+  EXPECT_EQ(plan::split_for_tasks(g, 0b11, TaskSplit{64, 1, 1}), g);
   EXPECT_EQ(plan::split_for_tasks(g, 0b11, TaskSplit{}), g) << "min_tasks 1 never splits";
 }
 
 TEST(TaskSplit, OuterAllowedAxisIsCutFirstIntoNearEqualPiecesInsideEachBlock) {
   // Blocks of 10 and 7 rows, 5 and 5 columns: 4 blocks; 16 tasks wanted, columns only.
   const ChunkGrid g(std::vector<std::vector<index_t>>{{10, 7}, {5, 5}});
-  const ChunkGrid cols = plan::split_for_tasks(g, 0b10, TaskSplit{16, 1});
+  const ChunkGrid cols = plan::split_for_tasks(g, 0b10, TaskSplit{16, 1, 1});
   EXPECT_EQ(all_lengths(cols, 0), (std::vector<index_t>{10, 7})) << "axis 0 is not allowed";
   EXPECT_EQ(all_lengths(cols, 1), (std::vector<index_t>{2, 1, 1, 1, 2, 1, 1, 1}));
   // Both axes allowed: rows first (10 -> 4 pieces, 7 -> 4), which already gives 16 tasks.
-  const ChunkGrid both = plan::split_for_tasks(g, 0b11, TaskSplit{16, 1});
+  const ChunkGrid both = plan::split_for_tasks(g, 0b11, TaskSplit{16, 1, 1});
   EXPECT_EQ(all_lengths(both, 0), (std::vector<index_t>{3, 3, 2, 2, 2, 2, 2, 1}));
   EXPECT_EQ(all_lengths(both, 1), (std::vector<index_t>{5, 5}));
   // Rows cannot make 64 tasks alone (at most 10 pieces of a block): columns are cut next.
-  const ChunkGrid more = plan::split_for_tasks(g, 0b11, TaskSplit{64, 1});
+  const ChunkGrid more = plan::split_for_tasks(g, 0b11, TaskSplit{64, 1, 1});
   EXPECT_EQ(all_lengths(more, 0).size(), 17u) << "every row its own piece";
   EXPECT_EQ(all_lengths(more, 1), (std::vector<index_t>{3, 2, 3, 2}));
   EXPECT_EQ(more.shape(), g.shape());
@@ -54,11 +54,35 @@ TEST(TaskSplit, PiecesKeepTheSmallestTaskSize) {
   EXPECT_EQ(plan::split_for_tasks(g, 0b11, TaskSplit{64, 100000}), g);
 }
 
+// A ragged last block takes fewer pieces and the others make up for it, so the inner axis is
+// not cut: 4 blocks of 100 rows and one of 3, 10 columns, 64 tasks wanted.
+TEST(TaskSplit, OtherBlocksMakeUpForARaggedLastOne) {
+  const ChunkGrid g(std::vector<std::vector<index_t>>{{100, 100, 100, 100, 3}, {10}});
+  const ChunkGrid s = plan::split_for_tasks(g, 0b11, TaskSplit{64, 1, 1});
+  EXPECT_EQ(all_lengths(s, 1), (std::vector<index_t>{10})) << "columns kept whole";
+  ASSERT_EQ(all_lengths(s, 0).size(), 4u * 16u + 3u);
+  EXPECT_EQ(all_lengths(s, 0).front(), 7);
+  EXPECT_EQ(s.shape(), g.shape());
+}
+
+// Pieces keep contiguous runs of at least min_run_elements: a block of 4 rows of 1000 is cut
+// into its rows, not into short pieces of rows; rows of 100000 may be cut.
+TEST(TaskSplit, InnerAxesAreNotCutIntoShortRuns) {
+  const ChunkGrid g(Shape{4, 1000}, std::vector<index_t>{4, 1000});
+  const ChunkGrid s = plan::split_for_tasks(g, 0b11, TaskSplit{64, 1, 512});
+  EXPECT_EQ(all_lengths(s, 0), (std::vector<index_t>{1, 1, 1, 1}));
+  EXPECT_EQ(all_lengths(s, 1), (std::vector<index_t>{1000}));
+  const ChunkGrid wide(Shape{4, 100000}, std::vector<index_t>{4, 100000});
+  const ChunkGrid w = plan::split_for_tasks(wide, 0b11, TaskSplit{64, 1, 512});
+  EXPECT_EQ(all_lengths(w, 0).size(), 4u);
+  EXPECT_EQ(all_lengths(w, 1).size(), 16u) << "pieces of 6250 elements";
+}
+
 TEST(TaskSplit, EmptyAndScalarGridsAreKept) {
   const ChunkGrid empty(Shape{0, 50}, std::vector<index_t>{4, 50});
-  EXPECT_EQ(plan::split_for_tasks(empty, 0b11, TaskSplit{64, 1}), empty);
+  EXPECT_EQ(plan::split_for_tasks(empty, 0b11, TaskSplit{64, 1, 1}), empty);
   const ChunkGrid scalar(Shape{}, std::vector<index_t>{});
-  EXPECT_EQ(plan::split_for_tasks(scalar, 0, TaskSplit{64, 1}), scalar);
+  EXPECT_EQ(plan::split_for_tasks(scalar, 0, TaskSplit{64, 1, 1}), scalar);
 }
 
 /// Runs a plan of `node` into a host buffer of its shape on the CPU backend.
@@ -106,7 +130,7 @@ TEST(TaskSplit, ElementwiseResultsAreBitwiseTheSameUnderEverySplit) {
   const auto base = run(program.node(), TaskSplit{}, 1);
   for (const index_t tasks : {2, 7, 64, 100000}) {
     index_t made = 0;
-    EXPECT_EQ(run(program.node(), TaskSplit{tasks, 1}, 3, &made), base) << tasks << " tasks";
+    EXPECT_EQ(run(program.node(), TaskSplit{tasks, 1, 1}, 3, &made), base) << tasks << " tasks";
     EXPECT_GE(made, std::min<index_t>(tasks, 37 * 23 * 5));
   }
 }
@@ -151,16 +175,16 @@ TEST(TaskSplit, BlocksCutIntoPiecesHoldTheSameBits) {
   const auto base = run_blocks(persisted.node(), TaskSplit{}, 1);
   for (const index_t tasks : {3, 16, 64, 100000}) {
     index_t joins = 0;
-    EXPECT_EQ(run_blocks(persisted.node(), TaskSplit{tasks, 1}, 1, &joins), base) << tasks;
+    EXPECT_EQ(run_blocks(persisted.node(), TaskSplit{tasks, 1, 1}, 1, &joins), base) << tasks;
     EXPECT_EQ(joins, 2) << "one join per block";
-    EXPECT_EQ(run_blocks(persisted.node(), TaskSplit{tasks, 1}, 4), base) << tasks << ", 4 threads";
+    EXPECT_EQ(run_blocks(persisted.node(), TaskSplit{tasks, 1, 1}, 4), base) << tasks << ", 4 threads";
   }
   auto chain = x * 0.5 + u;
   for (int i = 0; i < 2 * plan::max_program_instrs; ++i) chain = chain * 1.0001 + 0.25;
   const auto read = chain(slice(2, -3), slice(none, none, -2), all) - x(slice(2, -3), slice(none, none, -2), all);
   const auto want = run(read.node(), TaskSplit{}, 1);
   for (const index_t tasks : {5, 64})
-    for (const int threads : {1, 3}) EXPECT_EQ(run(read.node(), TaskSplit{tasks, 1}, threads), want) << tasks;
+    for (const int threads : {1, 3}) EXPECT_EQ(run(read.node(), TaskSplit{tasks, 1, 1}, threads), want) << tasks;
 }
 
 // Reductions cut into more tasks fold the same values in another grouping: exact for integers,
@@ -196,10 +220,10 @@ TEST(TaskSplit, ReductionsUnderEverySplitMatchOneTaskPerBlock) {
     for (const index_t tasks : {4, 16, 64}) {
       index_t made = 0, unsplit = 0;
       run(c.node, TaskSplit{}, 1, &unsplit);
-      const auto split = run(c.node, TaskSplit{tasks, 1}, 1, &made);
+      const auto split = run(c.node, TaskSplit{tasks, 1, 1}, 1, &made);
       EXPECT_GT(made, unsplit) << tasks << " tasks";
       for (const int threads : {2, 5})
-        EXPECT_EQ(run(c.node, TaskSplit{tasks, 1}, threads), split)
+        EXPECT_EQ(run(c.node, TaskSplit{tasks, 1, 1}, threads), split)
             << tasks << " tasks on " << threads << " threads";
       if (c.exact) {
         EXPECT_EQ(split, base) << tasks << " tasks";

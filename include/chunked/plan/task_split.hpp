@@ -20,12 +20,17 @@ struct TaskSplit {
   index_t min_tasks = 1;
   /// No task made by splitting iterates over fewer elements than this (unless its block does).
   index_t min_task_elements = index_t{1} << 16;
+  /// Nor reads contiguous runs shorter than this where its block read longer ones: an axis is
+  /// cut only into pieces that, times the extents of the axes inside it, keep this many
+  /// elements.
+  index_t min_run_elements = 512;
 };
 
 /// The grid of `grid`'s blocks cut along the axes in `axes` (bit k for axis k), the outermost
 /// first, into near-equal pieces until the grid has `split.min_tasks` blocks or no axis can be
-/// cut further. Pieces of one block stay inside it, in order, so a piece reads what its block
-/// read. Depends on the grid alone.
+/// cut further; an axis takes as many pieces per block as reach min_tasks before the next axis
+/// is cut. Pieces of one block stay inside it, in order, so a piece reads what its block read.
+/// Depends on the grid alone.
 ChunkGrid split_for_tasks(const ChunkGrid& grid, std::uint32_t axes, const TaskSplit& split);
 
 } // namespace chunked::plan

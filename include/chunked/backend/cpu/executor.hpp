@@ -15,7 +15,7 @@ namespace chunked::cpu {
 /// that up to 64 threads share it; one block per task would leave threads idle whenever there
 /// are fewer blocks than threads, and make the slowest block the whole run's time when there are
 /// as many. A constant, so that results do not depend on the thread count.
-constexpr plan::TaskSplit task_split{64, index_t{1} << 16};
+constexpr plan::TaskSplit task_split{64, index_t{1} << 16, 512};
 
 /// Runs every task of plan on CPU threads (or inline). Returns, per task, the buffers of tasks
 /// that nobody consumed and that hold results (persist); everything else is freed as soon as
