@@ -1289,42 +1289,47 @@ TEST(CpuInterpreter, KeptAxisReductionsEqualTheElementFoldBitForBit) {
 TEST(CpuInterpreter, ColumnMomentsOfRowGroupsEqualTheElementFoldBitForBit) {
   // var over axis 0 of a stored block folds eight rows at a time while every value is finite; a
   // rare infinity or NaN (or an overflow) sends the entries from its block on to the one-row
-  // loops, within a group and from then on; the last entries of a row (4100 is not a whole
-  // number of vectors) take the eight rows one entry at a time. Each entry must still see the scalar fold of its column in order.
+  // loops, within a group and from then on; the entries of a row past its last whole block take
+  // the eight rows a vector at a time, and the last few (fewer than a vector) together. Widths:
+  // blocks and a few entries (4100), blocks and vectors (75), vectors and a tail (10), a tail
+  // alone (3). Each entry must still see the scalar fold of its column in order.
   std::mt19937_64 rng(31);
-  const index_t rows = 29, cols = 4100;
-  for (const auto& specials : std::vector<std::vector<std::pair<index_t, double>>>{
-           {},
-           {{11 * cols + 1000, nan_v}},
-           {{3 * cols + 70, inf_v}, {20 * cols + 3000, -inf_v}},
-           {{0, nan_v}},
-           {{28 * cols + 4099, inf_v}},
-           {{5 * cols + 4098, nan_v}, {13 * cols + 4097, -inf_v}},
-           // finite values whose squared deviation overflows: m2 becomes infinite, and the
-           // blocks holding them take the one-row loops though nothing was infinite before
-           {{9 * cols + 200, 1e300}, {10 * cols + 200, -1e300}, {2 * cols + 4099, 1e300}}}) {
-    std::vector<double> x = awkward_values(rows * cols, rng, false);
-    for (const auto& [at, v] : specials)
-      x[static_cast<std::size_t>(at)] = v;
-    BlockProgram p = box_program({rows, cols});
-    p.leaves = {stored_leaf(DType::float64, 0, amap(0, {cols, 1}))};
-    p.sink.kind = Sink::Kind::reduce;
-    p.sink.op = ReduceOp::var;
-    p.sink.reduced_axes = 1;
-    p.sink.map = amap(0, {0, 1});
-    p.sink.num_partials = cols;
-    std::vector<PartialWord> got(static_cast<std::size_t>(cols * 3)), want(got.size());
-    const void* in[] = {x.data()};
-    run_program(p, in, got.data());
-    cpu::init_partials(ReduceOp::var, DType::float64, want.data(), cols);
-    for (index_t r = 0; r < rows; ++r)
-      for (index_t c = 0; c < cols; ++c)
-        cpu::detail::merge_moments(want.data() + c * 3, 1.0,
-                                   x[static_cast<std::size_t>(r * cols + c)], 0.0);
-    for (std::size_t k = 0; k < got.size(); ++k)
-      ASSERT_TRUE(same_bits_or_nan(got[k].f, want[k].f))
-          << specials.size() << " specials, word " << k << ": " << got[k].f << " vs " << want[k].f;
-  }
+  const index_t rows = 29;
+  for (const index_t cols : {4100, 75, 10, 3})
+    for (const auto& specials : std::vector<std::vector<std::tuple<index_t, index_t, double>>>{
+             // (row, column counted from the right when negative, value)
+             {},
+             {{11, 1000, nan_v}},
+             {{3, 70, inf_v}, {20, 3000, -inf_v}},
+             {{0, 0, nan_v}},
+             {{28, -1, inf_v}},
+             {{5, -2, nan_v}, {13, -3, -inf_v}},
+             // finite values whose squared deviation overflows: m2 becomes infinite, and the
+             // blocks holding them take the one-row loops though nothing was infinite before
+             {{9, 200, 1e300}, {10, 200, -1e300}, {2, -1, 1e300}}}) {
+      std::vector<double> x = awkward_values(rows * cols, rng, false);
+      for (const auto& [r, c, v] : specials)
+        x[static_cast<std::size_t>(r * cols + (c < 0 ? cols + c : c % cols))] = v;
+      BlockProgram p = box_program({rows, cols});
+      p.leaves = {stored_leaf(DType::float64, 0, amap(0, {cols, 1}))};
+      p.sink.kind = Sink::Kind::reduce;
+      p.sink.op = ReduceOp::var;
+      p.sink.reduced_axes = 1;
+      p.sink.map = amap(0, {0, 1});
+      p.sink.num_partials = cols;
+      std::vector<PartialWord> got(static_cast<std::size_t>(cols * 3)), want(got.size());
+      const void* in[] = {x.data()};
+      run_program(p, in, got.data());
+      cpu::init_partials(ReduceOp::var, DType::float64, want.data(), cols);
+      for (index_t r = 0; r < rows; ++r)
+        for (index_t c = 0; c < cols; ++c)
+          cpu::detail::merge_moments(want.data() + c * 3, 1.0,
+                                     x[static_cast<std::size_t>(r * cols + c)], 0.0);
+      for (std::size_t k = 0; k < got.size(); ++k)
+        ASSERT_TRUE(same_bits_or_nan(got[k].f, want[k].f))
+            << cols << " columns, " << specials.size() << " specials, word " << k << ": "
+            << got[k].f << " vs " << want[k].f;
+    }
 }
 
 TEST(CpuInterpreter, KeptAxisSumsOfAnArithmeticResultEqualTheElementFoldBitForBit) {
