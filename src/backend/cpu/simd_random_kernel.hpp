@@ -323,6 +323,7 @@ template <class V> struct RandomSimd {
     const std::uint64_t end = first + static_cast<std::uint64_t>(idx.count);
     std::uint64_t block = first >> 1;
     const std::uint64_t block_end = (end + 1) >> 1;
+    constexpr std::uint64_t group = std::uint64_t{2} * width; // elements per group of blocks
     U blocks = V::add(V::lanes(), V::set_u(block));
     for (; block < block_end; block += width, blocks = V::add(blocks, V::set_u(width))) {
       typename Dist::Out even;
@@ -332,7 +333,7 @@ template <class V> struct RandomSimd {
       typename Dist::Out hi;
       V::interleave(even, odd, lo, hi);
       const std::uint64_t e = 2 * block;
-      if (e >= first && e + 2 * width <= end) {
+      if (e >= first && e + group <= end) {
         V::store(out + (e - first), lo);
         V::store(out + (e - first) + width, hi);
       } else {
@@ -340,7 +341,7 @@ template <class V> struct RandomSimd {
         V::store(both, lo);
         V::store(both + width, hi);
         const std::uint64_t from = e > first ? e : first;
-        const std::uint64_t to = e + 2 * width < end ? e + 2 * width : end;
+        const std::uint64_t to = e + group < end ? e + group : end;
         for (std::uint64_t j = from; j < to; ++j) {
           out[j - first] = both[j - e];
         }
