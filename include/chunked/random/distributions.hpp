@@ -170,8 +170,8 @@ template <class T> CHUNKED_HD CHUNKED_FORCEINLINE double next_toward(double x, d
 /// The form of `Generator::uniform<T>(..., low, high)`, whose low and high are finite with
 /// low <= high (of T). The half width is 0.5 (high - low) when that difference is finite (an
 /// exact halving unless it is below 2^-1021), else 0.5 high - 0.5 low, which cannot overflow.
-/// A reversed range, which Generator rejects but a hand-made plan::Leaf may hold, is not clamped
-/// (its values lie in [high, low], as they did before the clamp).
+/// A reversed range, which Generator rejects but a hand-made plan::Leaf may hold, is not clamped:
+/// its values lie in [high, low].
 template <class T>
 CHUNKED_HD CHUNKED_FORCEINLINE UniformForm uniform_form(double low, double high) {
   static_assert(sizeof(T) == sizeof(float) || sizeof(T) == sizeof(double),
