@@ -40,6 +40,9 @@ while [[ $# -gt 0 ]]; do
 done
 [[ $exclude == none ]] && exclude=""
 
+# The sources may be read-only: no __pycache__ next to gen_programs.py.
+export PYTHONDONTWRITEBYTECODE=1
+
 # Debian's NumPy belongs to /usr/bin/python3, which another python3 on PATH may hide.
 python=""
 for candidate in "${CHUNKED_PYTHON:-}" python3 /usr/bin/python3; do
