@@ -7,8 +7,10 @@ Every value is a NumPy array (0-d included) with a tolerance:
          the floating operations that IEEE 754 rounds correctly: + - * / % sqrt, comparisons,
          minimum, maximum, abs, casts, and min, max, argmin, argmax, any, all;
   ulp N  within N units in the last place (NaN and infinities exactly), for exp, log, log1p,
-         expm1, sin, cos, tan, tanh and float pow. N is 4: NumPy's SIMD and SVML loops are
-         within 4 ulp (3 measured against glibc on AVX-512), the C library within 1 to 2;
+         expm1, sin, cos, tan, tanh and float pow. N is 6: NumPy's SIMD and SVML loops are
+         documented within 4 ulp of the exact result and glibc's functions within 2 (3 apart
+         at most, measured on AVX-512). The runner allows 2 more on a GPU, whose math library
+         is documented within 4;
   abs    within a bound per element, for float sum, prod, mean, var and std, whose rounding
          depends on the order of the additions (NumPy adds pairwise, chunked per block). For n
          terms, any order of summation is within (n - 1) u sum|x| of the exact sum (u: the unit
@@ -28,7 +30,7 @@ if hasattr(np, "_set_promotion_state"):
 DTYPES = ["bool", "int32", "int64", "float32", "float64"]
 NP_TYPES = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32": np.float32,
             "float64": np.float64}
-MATH_ULP = 4
+MATH_ULP = 6
 
 BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
