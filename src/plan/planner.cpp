@@ -3,12 +3,14 @@
 // affine index maps, chunk alignment by gathers, fixed-order reduction trees.
 #include "lowering.hpp"
 
+#include <chunked/core/memory_budget.hpp>
 #include <chunked/plan/partial.hpp>
 #include <chunked/plan/plan.hpp>
 #include <chunked/plan/task_order.hpp>
 #include <chunked/plan/task_split.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -60,6 +62,9 @@ class Planner {
   std::vector<InputRef> materialize_tasks(const NodePtr& n, Body body);
   bool is_materialized(const Node* n) const { return detail::is_materialized(n, forced_); }
   std::uint32_t add_stage(Body body, const ChunkGrid& grid);
+  /// Refuses, before making any, the tasks of n over `grid` (up to `per_box` per box of it)
+  /// where they would not fit in memory or in a TaskId.
+  void expect_tasks(const Node& n, const ChunkGrid& grid, std::uint64_t per_box) const;
   TaskId add_task(Task t, std::vector<TaskId> deps);
   /// A combine task of combines[comb] over `parts` (in that order) for output block `block`.
   TaskId add_combine_task(std::uint32_t comb, index_t block, const std::vector<TaskId>& parts,
@@ -172,6 +177,24 @@ std::vector<InputRef> Planner::materialize_tasks(const NodePtr& n, Body body) {
   if (n->kind == NodeKind::reduce) return plan_reduce(n, std::move(body));
   return plan_elementwise(n, std::move(body), Output{Output::Kind::buffer, n->dtype, 0, -1},
                           nullptr);
+}
+
+void Planner::expect_tasks(const Node& n, const ChunkGrid& grid, std::uint64_t per_box) const {
+  // What planning and running keep per task: the task and its dependency list, its inputs, the
+  // copies that ordering makes, and the runtime's graph, counters and output slot.
+  constexpr std::uint64_t bytes_per_task = 640;
+  const std::uint64_t tasks =
+      plan.tasks.size() + per_box * static_cast<std::uint64_t>(grid.numblocks());
+  const bool fits = chunked::detail::bookkeeping_fits(tasks, bytes_per_task);
+  if (fits && tasks < std::numeric_limits<TaskId>::max()) return;
+  const std::string what = "planning an array of shape " + n.shape.to_string() + " in " +
+                           std::to_string(grid.numblocks()) + " blocks";
+  constexpr std::string_view advice = "use larger chunks: every block is at least one task";
+  if (!fits)
+    chunked::detail::throw_bookkeeping_too_large(tasks, bytes_per_task, what, "tasks", advice);
+  throw OutOfMemory(what + " needs " + std::to_string(tasks) + " tasks, more than the " +
+                    std::to_string(std::numeric_limits<TaskId>::max()) +
+                    " a plan can number; " + std::string(advice));
 }
 
 TaskId Planner::add_task(Task t, std::vector<TaskId> deps) {
@@ -349,6 +372,8 @@ std::vector<InputRef> Planner::plan_elementwise(const NodePtr& n, Body body,
   body.prog.sink.kind = Sink::Kind::store;
   const auto every_axis = static_cast<std::uint32_t>((std::uint64_t{1} << n->shape.ndim()) - 1);
   const ChunkGrid grid = split_for_tasks(n->grid, every_axis, split_);
+  // A task per box of the grid, and for blocks cut into pieces a join per block.
+  expect_tasks(*n, grid, 2);
   const std::uint32_t stage = add_stage(std::move(body), grid);
   std::vector<InputRef> refs;
   if (out_template.kind == Output::Kind::destination || grid == n->grid) {
@@ -490,6 +515,8 @@ std::vector<TaskId> Planner::plan_reduce_tree(const NodePtr& in, Body body,
   body.prog.sink.reduced_axes = mask;
   // Cutting reduced axes only: the kept axes, and so the output blocks, stay the input's.
   const ChunkGrid grid = split_for_tasks(in->grid, mask, split_);
+  // A task per box of the grid, and fewer combines than that.
+  expect_tasks(*in, grid, 2);
   const std::uint32_t stage = add_stage(std::move(body), grid);
   plan.stages[stage].reduce_flat_index = p.flat_index;
   plan.stages[stage].reduce_input_strides = in->shape.strides();
@@ -691,11 +718,15 @@ std::string Plan::describe() const {
 }
 
 Plan make_plan(const std::vector<Request>& requests, const TaskSplit& split) {
-  Planner p(split);
-  p.find_shared_moments(requests);
-  for (const auto& r : requests) p.request(r);
-  order_for_locality(p.plan);
-  return std::move(p.plan);
+  return chunked::detail::reporting_out_of_memory(
+      "planning " + std::to_string(requests.size()) + " array(s)",
+      "use larger chunks, so that there are fewer blocks and tasks", [&] {
+        Planner p(split);
+        p.find_shared_moments(requests);
+        for (const auto& r : requests) p.request(r);
+        order_for_locality(p.plan);
+        return std::move(p.plan);
+      });
 }
 
 } // namespace chunked::plan
