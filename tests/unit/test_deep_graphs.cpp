@@ -74,7 +74,7 @@ TEST(DeepGraphs, SumOfTenThousandArrays) {
 // x <- x - sum(x) / 16 + 1: a reduction per level, each read by the next level and reducing the
 // previous one. From arange, every level after the first is arange - 6.5 (exactly).
 TEST(DeepGraphs, ChainOfReductions) {
-  constexpr index_t n = 3000;
+  constexpr index_t n = 20000;
   A x = arange<double, Cpu>(0.0, 16.0, 1.0, 5);
   for (index_t k = 0; k < n; ++k) x = x - x.sum(Axes{0}, true) / 16.0 + 1.0;
   const NDArray<double> r = x.compute();
