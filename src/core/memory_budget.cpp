@@ -17,7 +17,8 @@ namespace chunked {
 std::uint64_t physical_memory_bytes() {
 #if defined(__unix__)
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page > 0) return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+  if (pages > 0 && page > 0)
+    return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
 #endif
   return std::uint64_t{16} << 30;
 }
@@ -40,7 +41,8 @@ std::uint64_t bookkeeping_budget() { return usable_memory_bytes() / 2; }
 
 bool bookkeeping_fits(std::uint64_t count, std::uint64_t bytes_each) {
   constexpr std::uint64_t always_fits = std::uint64_t{64} << 20;
-  if (bytes_each == 0 || count <= always_fits / bytes_each) return true;
+  if (bytes_each == 0 || count <= always_fits / bytes_each)
+    return true;
   return count <= bookkeeping_budget() / bytes_each;
 }
 

@@ -21,14 +21,16 @@ AffineMap flatten(const Coords& m, const std::vector<index_t>& strides, int ndim
   AffineMap map;
   for (std::size_t d = 0; d < m.size(); ++d) {
     map.base += strides[d] * m[d].off;
-    for (int k = 0; k < ndim; ++k) map.coef[k] += strides[d] * m[d].c[k];
+    for (int k = 0; k < ndim; ++k)
+      map.coef[k] += strides[d] * m[d].c[k];
   }
   return map;
 }
 
 Coords identity_coords(int ndim) {
   Coords m(static_cast<std::size_t>(ndim));
-  for (int k = 0; k < ndim; ++k) m[k].c[k] = 1;
+  for (int k = 0; k < ndim; ++k)
+    m[k].c[k] = 1;
   return m;
 }
 
@@ -36,12 +38,15 @@ Coords identity_coords(int ndim) {
 Coords view_input_coords(const Node& n, const Coords& m, int ndim) {
   const auto& v = n.as<graph::ViewParams>();
   Coords src(n.inputs[0]->shape.extents().size());
-  for (std::size_t d = 0; d < src.size(); ++d) src[d].off = v.fixed[d];
+  for (std::size_t d = 0; d < src.size(); ++d)
+    src[d].off = v.fixed[d];
   for (std::size_t k = 0; k < v.source.size(); ++k) {
-    if (v.source[k] < 0) continue;
+    if (v.source[k] < 0)
+      continue;
     auto& s = src[static_cast<std::size_t>(v.source[k])];
     s.off = v.start[k] + v.step[k] * m[k].off;
-    for (int j = 0; j < ndim; ++j) s.c[j] = v.step[k] * m[k].c[j];
+    for (int j = 0; j < ndim; ++j)
+      s.c[j] = v.step[k] * m[k].c[j];
   }
   return src;
 }
@@ -59,7 +64,8 @@ struct MemoHash {
     auto mix = [&h](index_t v) { h = (h ^ static_cast<std::size_t>(v)) * 0x100000001b3ull; };
     for (const AxisAffine& a : k.coords) {
       mix(a.off);
-      for (index_t c : a.c) mix(c);
+      for (index_t c : a.c)
+        mix(c);
     }
     return h;
   }
@@ -69,7 +75,7 @@ struct MemoHash {
 /// after its inputs'; values refer to leaves (>= 0) and instructions (j as -(j + 1)) until
 /// renumber() turns them into SSA numbers.
 class Lowerer {
- public:
+public:
   Lowerer(int ndim, const ForcedSet& forced, Body& body)
       : ndim_(ndim), forced_(forced), body_(body) {}
 
@@ -83,36 +89,41 @@ class Lowerer {
         f.started = true;
         if (auto it = memo_.find(MemoKey{f.node->get(), f.coords}); it != memo_.end()) {
           value = it->second;
-          if (!finish(value)) return false;
+          if (!finish(value))
+            return false;
           continue;
         }
         if (const int leaf = leaf_value(f); leaf != no_value) {
-          if (!finish(leaf)) return false;
+          if (!finish(leaf))
+            return false;
           continue;
         }
       }
       const Node& n = **f.node;
       if (f.nargs < static_cast<int>(n.inputs.size())) {
         Coords coords = n.kind == NodeKind::view ? view_input_coords(n, f.coords, ndim_) : f.coords;
-        stack_.push_back(Frame{&n.inputs[static_cast<std::size_t>(f.nargs)], std::move(coords), false});
+        stack_.push_back(
+            Frame{&n.inputs[static_cast<std::size_t>(f.nargs)], std::move(coords), false});
         continue;
       }
       if (n.kind == NodeKind::elementwise) {
         Instr ins;
         ins.op = n.as<graph::ElementwiseParams>().op;
         ins.dtype = n.dtype;
-        for (int j = 0; j < f.nargs; ++j) ins.args[j] = static_cast<std::int16_t>(f.args[j]);
+        for (int j = 0; j < f.nargs; ++j)
+          ins.args[j] = static_cast<std::int16_t>(f.args[j]);
         body_.prog.instrs.push_back(ins);
         value = -static_cast<int>(body_.prog.instrs.size());
       } else {
         value = f.args[0]; // a view or rechunk is its input read at other coordinates
       }
-      if (!finish(value)) return false;
+      if (!finish(value))
+        return false;
     }
     return true;
   }
 
- private:
+private:
   static constexpr int no_value = std::numeric_limits<int>::min();
 
   struct Frame {
@@ -222,7 +233,8 @@ void renumber(BlockProgram& prog) {
   const int nleaves = static_cast<int>(prog.leaves.size());
   for (auto& ins : prog.instrs)
     for (int j = 0; j < opcode_arity(ins.op); ++j)
-      if (ins.args[j] < 0) ins.args[j] = static_cast<std::int16_t>(nleaves + (-ins.args[j] - 1));
+      if (ins.args[j] < 0)
+        ins.args[j] = static_cast<std::int16_t>(nleaves + (-ins.args[j] - 1));
 }
 
 } // namespace
@@ -230,7 +242,8 @@ void renumber(BlockProgram& prog) {
 bool lower_program(const NodePtr& root, int ndim, bool lower_root, const ForcedSet& forced,
                    Body& body) {
   body.prog.ndim = ndim;
-  if (!Lowerer(ndim, forced, body).lower(root, lower_root)) return false;
+  if (!Lowerer(ndim, forced, body).lower(root, lower_root))
+    return false;
   renumber(body.prog);
   return true;
 }

@@ -40,6 +40,16 @@ std::vector<index_t> c_strides(const std::vector<index_t>& extents) {
   return s;
 }
 
+std::uint32_t axes_mask(const std::vector<index_t>& axes) {
+  std::uint32_t mask = 0;
+  for (index_t a : axes) mask |= 1u << a;
+  return mask;
+}
+
+bool is_moments_op(ReduceOp op) {
+  return op == ReduceOp::mean || op == ReduceOp::var || op == ReduceOp::std;
+}
+
 class Planner {
  public:
   explicit Planner(const TaskSplit& split) : split_(split) {}
@@ -130,7 +140,13 @@ Body Planner::lower_root(const NodePtr& n) {
 
 Body Planner::materialize_program(const NodePtr& n) {
   if (n->kind == NodeKind::stored) return Body{};
-  return lower_root(n->kind == NodeKind::reduce ? n->inputs[0] : n);
+  if (n->kind != NodeKind::reduce) return lower_root(n);
+  // A mean, var or std whose shared moments pass is planned already only finalizes it.
+  const auto& p = n->as<graph::ReduceParams>();
+  const auto shared = moments_roots_.find({n->inputs[0].get(), axes_mask(p.axes)});
+  if (is_moments_op(p.op) && shared != moments_roots_.end() && !shared->second.empty())
+    return Body{};
+  return lower_root(n->inputs[0]);
 }
 
 void Planner::materialize_reads(const Body& body) {
@@ -425,16 +441,6 @@ std::vector<InputRef> Planner::plan_elementwise(const NodePtr& n, Body body,
     if (task_ids) task_ids->push_back(id);
   }
   return refs;
-}
-
-std::uint32_t axes_mask(const std::vector<index_t>& axes) {
-  std::uint32_t mask = 0;
-  for (index_t a : axes) mask |= 1u << a;
-  return mask;
-}
-
-bool is_moments_op(ReduceOp op) {
-  return op == ReduceOp::mean || op == ReduceOp::var || op == ReduceOp::std;
 }
 
 void Planner::find_shared_moments(const std::vector<Request>& requests) {

@@ -39,7 +39,7 @@ struct Estimate {
 };
 
 class CutPlanner {
- public:
+public:
   CutPlanner(const Node* root, bool count_constants, const ForcedSet& forced)
       : root_(root), count_constants_(count_constants), forced_(forced) {}
 
@@ -55,7 +55,8 @@ class CutPlanner {
       if (!entered && !stored(n)) {
         stack.back().second = true;
         for (auto it = n->inputs.rbegin(); it != n->inputs.rend(); ++it)
-          if (!est_.count(it->get())) stack.emplace_back(it->get(), false);
+          if (!est_.count(it->get()))
+            stack.emplace_back(it->get(), false);
         continue;
       }
       stack.pop_back();
@@ -65,7 +66,7 @@ class CutPlanner {
     return std::move(result_);
   }
 
- private:
+private:
   bool stored(const Node* n) const { return n != root_ && is_materialized(n, forced_); }
 
   void visit(const Node* n) {
@@ -76,10 +77,15 @@ class CutPlanner {
       return;
     }
     switch (n->kind) {
-    case NodeKind::constant: est_[n] = Estimate{Size{0, count_constants_ ? 1 : 0}, nullptr}; return;
+    case NodeKind::constant:
+      est_[n] = Estimate{Size{0, count_constants_ ? 1 : 0}, nullptr};
+      return;
     case NodeKind::view:
-    case NodeKind::rechunk: est_[n] = est_.at(n->inputs[0].get()); return;
-    case NodeKind::elementwise: break;
+    case NodeKind::rechunk:
+      est_[n] = est_.at(n->inputs[0].get());
+      return;
+    case NodeKind::elementwise:
+      break;
     default: // random and arange leaves, which are never stored
       est_[n] = leaf;
       distinct_ += leaf.size;
@@ -88,7 +94,8 @@ class CutPlanner {
     distinct_ += Size{1, 0};
     auto total = [&] {
       Size s{1, 0};
-      for (const auto& in : n->inputs) s += est_.at(in.get()).size;
+      for (const auto& in : n->inputs)
+        s += est_.at(in.get()).size;
       return s;
     };
     // Past a cap, store the largest input's program until the rest fits (with at most three
@@ -97,9 +104,11 @@ class CutPlanner {
       const graph::NodePtr* largest = nullptr;
       for (const auto& in : n->inputs) {
         const Estimate& e = est_.at(in.get());
-        if (e.cut && (!largest || est_.at(largest->get()).size < e.size)) largest = &in;
+        if (e.cut && (!largest || est_.at(largest->get()).size < e.size))
+          largest = &in;
       }
-      if (!largest) break;
+      if (!largest)
+        break;
       const Node* cut = est_.at(largest->get()).cut;
       result_.stored.push_back(cut);
       est_[cut] = leaf;

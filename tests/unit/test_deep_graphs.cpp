@@ -24,9 +24,11 @@ constexpr index_t chain_length = CHUNKED_DEEP_CHAIN_LENGTH;
 // its broadcast). Planning stores an intermediate wherever a program reaches its size cap.
 TEST(DeepGraphs, MillionOperationChainComputesAndIsDestroyed) {
   A x = zeros<double, Cpu>(Shape{16}, Chunks{5});
-  for (index_t i = 0; i < chain_length; ++i) x = x + 1.0;
+  for (index_t i = 0; i < chain_length; ++i)
+    x = x + 1.0;
   const NDArray<double> r = x.compute();
-  for (index_t i = 0; i < 16; ++i) ASSERT_EQ(r.data()[i], static_cast<double>(chain_length));
+  for (index_t i = 0; i < 16; ++i)
+    ASSERT_EQ(r.data()[i], static_cast<double>(chain_length));
   x = A(); // the whole chain goes with its last reference
 }
 
@@ -38,7 +40,8 @@ TEST(DeepGraphs, ChainReleasedOnAnotherThreadKeepsTheSharedPart) {
   A middle;
   for (index_t i = 0; i < n; ++i) {
     x = x - 1.0;
-    if (i + 1 == n / 2) middle = x;
+    if (i + 1 == n / 2)
+      middle = x;
   }
   std::thread([top = std::move(x)]() mutable { top = A(); }).join();
   const NDArray<double> r = middle.compute();
@@ -51,7 +54,8 @@ TEST(DeepGraphs, ChainReleasedOnAnotherThreadKeepsTheSharedPart) {
 TEST(DeepGraphs, TwentyThousandChainedViews) {
   constexpr index_t n = 20000;
   A x = arange<double, Cpu>(0.0, static_cast<double>(n + 16), 1.0, 997) + 0.5;
-  for (index_t i = 0; i < n; ++i) x = x(slice(1, none));
+  for (index_t i = 0; i < n; ++i)
+    x = x(slice(1, none));
   ASSERT_EQ(x.shape(), Shape{16});
   const NDArray<double> r = x.compute();
   for (index_t i = 0; i < 16; ++i)
@@ -76,7 +80,8 @@ TEST(DeepGraphs, SumOfTenThousandArrays) {
 TEST(DeepGraphs, ChainOfReductions) {
   constexpr index_t n = 20000;
   A x = arange<double, Cpu>(0.0, 16.0, 1.0, 5);
-  for (index_t k = 0; k < n; ++k) x = x - x.sum(Axes{0}, true) / 16.0 + 1.0;
+  for (index_t k = 0; k < n; ++k)
+    x = x - x.sum(Axes{0}, true) / 16.0 + 1.0;
   const NDArray<double> r = x.compute();
   for (index_t i = 0; i < 16; ++i)
     ASSERT_EQ(r.data()[i], static_cast<double>(i) - 6.5) << "element " << i;
@@ -90,7 +95,8 @@ TEST(DeepGraphs, ChainOfRechunks) {
   const index_t lengths[] = {3, 5, 7, 16, 1};
   for (index_t k = 0; k < n; ++k) {
     x = x.rechunk(Chunks{lengths[k % 5]});
-    if (k % 10 == 0) x = x + 1.0;
+    if (k % 10 == 0)
+      x = x + 1.0;
   }
   const NDArray<double> r = x.compute();
   for (index_t i = 0; i < 16; ++i)
@@ -102,7 +108,8 @@ TEST(DeepGraphs, ChainOfRechunks) {
 TEST(DeepGraphs, LongChainsSplitIntoFewFullPrograms) {
   constexpr index_t n = 10 * plan::max_program_instrs;
   A x = zeros<double, Cpu>(Shape{16}, Chunks{16});
-  for (index_t i = 0; i < n; ++i) x = x + 1.0;
+  for (index_t i = 0; i < n; ++i)
+    x = x + 1.0;
   plan::Request r;
   r.node = x.node();
   r.kind = plan::Request::Kind::blocks;

@@ -39,7 +39,8 @@ template <class E, class F> void expect_error(F&& f, std::initializer_list<std::
   } catch (const E& e) {
     const std::string message = e.what();
     for (const std::string& w : words)
-      EXPECT_NE(message.find(w), std::string::npos) << "\"" << message << "\" lacks \"" << w << "\"";
+      EXPECT_NE(message.find(w), std::string::npos)
+          << "\"" << message << "\" lacks \"" << w << "\"";
   } catch (const std::exception& e) {
     ADD_FAILURE() << "another exception: " << e.what();
   }
@@ -66,8 +67,9 @@ TEST(MemoryLimits, AbsurdThreadCountIsAValueError) {
 // A trillion blocks would be a trillion tasks: planning refuses them before making any.
 TEST(MemoryLimits, TrillionBlockReductionIsRefusedWhenPlanned) {
   const A x = zeros<double, Cpu>(Shape{1000000, 1000000}, Chunks{1, 1});
-  expect_error<OutOfMemory>([&] { (void)x.sum().item(); },
-                            {"(1000000, 1000000)", "1000000000000 blocks", "tasks", "larger chunks"});
+  expect_error<OutOfMemory>(
+      [&] { (void)x.sum().item(); },
+      {"(1000000, 1000000)", "1000000000000 blocks", "tasks", "larger chunks"});
   EXPECT_EQ(x(slice(0, 2), slice(0, 3)).sum().item(), 0.0) << "six blocks plan as ever";
   expect_runtime_usable();
 }
@@ -97,7 +99,8 @@ TEST(MemoryLimits, BookkeepingBudgetIsHalfOfUsableMemory) {
 std::uint64_t address_space_in_use() {
   unsigned long pages = 0;
   if (FILE* f = std::fopen("/proc/self/statm", "r")) {
-    if (std::fscanf(f, "%lu", &pages) != 1) pages = 0;
+    if (std::fscanf(f, "%lu", &pages) != 1)
+      pages = 0;
     std::fclose(f);
   }
   return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
@@ -118,7 +121,8 @@ enum ChildResult : int {
 int limited_child() {
   const std::uint64_t limit = address_space_in_use() + (std::uint64_t{768} << 20);
   const rlimit rl{limit, limit};
-  if (::setrlimit(RLIMIT_AS, &rl) != 0) return no_limit;
+  if (::setrlimit(RLIMIT_AS, &rl) != 0)
+    return no_limit;
   auto refused = [](auto&& f) -> int {
     try {
       f();
@@ -137,16 +141,20 @@ int limited_child() {
   };
   // The task budget (half of the limit) refuses 16 million blocks at planning.
   const A big = zeros<double, Cpu>(Shape{4000, 4000}, Chunks{1, 1});
-  if (const int r = refused([&] { (void)big.sum().item(); }); r != child_ok) return r;
-  if (!usable()) return not_usable;
+  if (const int r = refused([&] { (void)big.sum().item(); }); r != child_ok)
+    return r;
+  if (!usable())
+    return not_usable;
   // With all but a little of the address space taken, planning runs out under the budget, and
   // worker threads find no room for their stacks.
   std::vector<std::pair<void*, std::size_t>> taken;
   taken.reserve(1 << 16);
   for (std::size_t size : {std::size_t{8} << 20, std::size_t{64} << 10})
     while (taken.size() < taken.capacity())
-      if (void* p = std::malloc(size)) taken.emplace_back(p, size);
-      else break;
+      if (void* p = std::malloc(size))
+        taken.emplace_back(p, size);
+      else
+        break;
   // 24 MiB back: room for a small plan, not for 200 000 blocks' tasks nor 64 threads' stacks.
   for (std::size_t freed = 0; freed < (std::size_t{24} << 20) && !taken.empty(); taken.pop_back()) {
     std::free(taken.back().first);
@@ -159,9 +167,12 @@ int limited_child() {
   many.num_threads = 64;
   const A blocks = zeros<double, Cpu>(Shape{64 * 64}, Chunks{64});
   const int threads = refused([&] { (void)(blocks + 1.0).sum().item(many); });
-  for (const auto& [p, size] : taken) std::free(p);
-  if (result != child_ok) return result;
-  if (threads != child_ok) return threads == no_refusal ? no_thread_error : threads;
+  for (const auto& [p, size] : taken)
+    std::free(p);
+  if (result != child_ok)
+    return result;
+  if (threads != child_ok)
+    return threads == no_refusal ? no_thread_error : threads;
   return usable() ? child_ok : not_usable;
 }
 
