@@ -138,10 +138,11 @@ class ChunkedArray {
     return ChunkedArray<T, B2>(node_);
   }
 
-  /// Computes the whole array into a dense host array (C order).
+  /// Computes the whole array into a dense host array (C order). An empty array checks `options`
+  /// and the backend as any other does (ValueError, BackendError) and computes nothing.
   NDArray<T> compute(const ComputeOptions& options = {}) const {
     auto out = NDArray<T>::uninitialized(shape());
-    if (size() > 0) detail::compute_into({{node_, out.data()}}, backend_traits<Backend>::kind, options);
+    detail::compute_into({{node_, out.data()}}, backend_traits<Backend>::kind, options);
     return out;
   }
   /// The only element; ShapeError (before computing anything) unless size() == 1.
@@ -162,7 +163,7 @@ class ChunkedArray {
     if (static_cast<index_t>(out.size()) != size())
       throw ShapeError("to_host: the output span holds " + std::to_string(out.size()) +
                        " elements but the array " + shape().to_string() + " has " + std::to_string(size()));
-    if (size() > 0) detail::compute_into({{node_, out.data()}}, backend_traits<Backend>::kind, options);
+    detail::compute_into({{node_, out.data()}}, backend_traits<Backend>::kind, options);
   }
 
  private:
@@ -197,8 +198,7 @@ auto compute(const ComputeOptions& options, const A&... arrays) {
       NDArray<typename A::value_type>::uninitialized(arrays.shape())...};
   std::vector<detail::HostTarget> targets;
   std::apply([&](auto&... nd) { (targets.push_back({arrays.node(), nd.data()}), ...); }, out);
-  std::erase_if(targets, [](const detail::HostTarget& t) { return t.node->shape.size() == 0; });
-  if (!targets.empty()) detail::compute_into(targets, backend_traits<B>::kind, options);
+  detail::compute_into(targets, backend_traits<B>::kind, options);
   return out;
 }
 

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // ChunkGrid: block lengths and offsets per axis, block numbering.
 #include <chunked/core/chunk_grid.hpp>
+#include <chunked/core/memory_budget.hpp>
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
 
 namespace chunked {
 
@@ -21,6 +24,16 @@ ChunkGrid::ChunkGrid(const Shape& shape, std::span<const index_t> chunk) {
       lengths_[k] = {0};
       continue;
     }
+    const index_t blocks = n / c + (n % c != 0);
+    // Each block of an axis costs a length and an offset here, before any data exists.
+    if (!detail::bookkeeping_fits(static_cast<std::uint64_t>(blocks), 2 * sizeof(index_t)))
+      detail::throw_bookkeeping_too_large(
+          static_cast<std::uint64_t>(blocks), 2 * sizeof(index_t),
+          "a chunk grid with " + std::to_string(blocks) + " blocks along axis " +
+              std::to_string(k) + " (shape " + shape.to_string() + ", chunk length " +
+              std::to_string(c) + ")",
+          "block records", "use larger chunks");
+    lengths_[k].reserve(static_cast<std::size_t>(blocks));
     for (index_t start = 0; start < n; start += c) lengths_[k].push_back(std::min(c, n - start));
   }
   build_offsets();

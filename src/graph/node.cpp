@@ -20,7 +20,45 @@ void check_rank(const Shape& shape) {
                      std::to_string(plan::max_ndim));
 }
 
-NodePtr finish(Node n) { return std::make_shared<const Node>(std::move(n)); }
+/// A node with the link that queues it for deletion.
+struct NodeHolder {
+  explicit NodeHolder(Node&& n) : node(std::move(n)) {}
+  Node node;
+  NodeHolder* next = nullptr;
+};
+
+/// Deletes nodes without recursing through their inputs: destroying the last reference to a long
+/// chain would otherwise nest one destructor per node and overflow the stack. A node whose last
+/// reference goes while this thread is already deleting one is queued, and the outermost call
+/// deletes the queue in a loop. A deleter runs once the reference count reached zero, so no other
+/// thread can reach the node, and the queue is this thread's own; its state is trivially
+/// destructible, so nodes released after the thread's other thread_local objects are gone (a
+/// static array at exit) still find it.
+struct NodeDeleter {
+  void operator()(NodeHolder* holder) const noexcept {
+    thread_local NodeHolder* queue = nullptr;
+    thread_local bool deleting = false;
+    if (deleting) {
+      holder->next = queue;
+      queue = holder;
+      return;
+    }
+    deleting = true;
+    delete holder;
+    while (queue) {
+      NodeHolder* next = queue;
+      queue = next->next;
+      delete next;
+    }
+    deleting = false;
+  }
+};
+
+NodePtr finish(Node n) {
+  std::shared_ptr<NodeHolder> owner(new NodeHolder(std::move(n)), NodeDeleter{});
+  Node* node = &owner->node;
+  return NodePtr(std::move(owner), node);
+}
 
 /// Chunk lengths along one output axis of a view: consecutive output positions that read the
 /// same source block form one chunk, as Dask does for sliced arrays.

@@ -200,6 +200,28 @@ TEST_F(Errors, CudaWithoutADeviceSuggestsAuto) {
   expect_error<BackendError>([&] { (void)x.sum().item(); }, {"Cuda", "Auto"});
   expect_error<BackendError>([&] { (void)x.persist(); }, {"Cuda", "Auto"});
   EXPECT_EQ(x.to<Auto>().sum().item(), 0.0) << "Auto falls back to the CPU";
+  // An empty array has nothing to compute, but its backend is no more usable.
+  const auto empty = zeros<double, Cuda>(Shape{0, 3}, Chunks{2, 2});
+  expect_error<BackendError>([&] { (void)empty.compute(); }, {"Cuda", "Auto"});
+  expect_error<BackendError>([&] { empty.to_host({}); }, {"Cuda", "Auto"});
+  expect_error<BackendError>([&] { (void)chunked::compute({}, empty, empty); }, {"Cuda", "Auto"});
+  EXPECT_EQ(empty.to<Auto>().compute().size(), 0) << "Auto falls back to the CPU";
+}
+
+// compute() of an empty array checks its options as for any other array.
+TEST_F(Errors, EmptyArraysCheckComputeOptions) {
+  const A empty = sample({3, 0});
+  ComputeOptions threads;
+  threads.num_threads = -2;
+  expect_error<ValueError>([&] { (void)empty.compute(threads); }, {"num_threads", "-2"});
+  expect_error<ValueError>([&] { empty.to_host({}, threads); }, {"num_threads", "-2"});
+  expect_error<ValueError>([&] { (void)chunked::compute(threads, empty, sample({0})); },
+                           {"num_threads", "-2"});
+  ComputeOptions twice;
+  twice.devices = {0, 0};
+  expect_error<ValueError>([&] { (void)empty.compute(twice); }, {"devices", "device 0 twice"});
+  EXPECT_EQ(empty.compute().size(), 0);
+  EXPECT_EQ(std::get<0>(chunked::compute(ComputeOptions{}, empty)).size(), 0);
 }
 
 TEST_F(Errors, AThrowingProgressCallbackLeavesTheRuntimeUsable) {
