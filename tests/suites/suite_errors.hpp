@@ -177,6 +177,40 @@ TEST_F(Errors, BadGeneratorAndCreationArguments) {
   expect_error<ValueError>([] { (void)var(sample({3}), Axes{}, -1); }, {"ddof", "-1"});
 }
 
+TEST_F(Errors, CountsPastInt64AreValueErrorsWhenTheArrayIsMade) {
+  constexpr index_t big = index_t{1} << 32, huge = index_t{1} << 40;
+  const index_t max64 = std::numeric_limits<index_t>::max();
+  expect_error<ValueError>(
+      [] {
+        (void)zeros<double, Backend>(Shape{big, big}, Chunks{1024, 1024});
+      },
+      {"(4294967296, 4294967296)", "int64"});
+  // Accepted before, with size() 0, and later read outside the stored block.
+  expect_error<ValueError>(
+      [] {
+        (void)from_host<Backend>(std::span<const double>{}, Shape{big, big}, Chunks{4, 4});
+      },
+      {"(4294967296, 4294967296)"});
+  // Bytes past int64 (NumPy's limit): 2^60 doubles.
+  expect_error<ValueError>(
+      [] {
+        (void)ones<double, Backend>(Shape{index_t{1} << 30, index_t{1} << 30}, Chunks{64, 64});
+      },
+      {"(1073741824, 1073741824)", "bytes"});
+  // Broadcasting past int64.
+  const auto col = zeros<bool, Backend>(Shape{huge, 1}, Chunks{huge, 1});
+  const auto row = zeros<bool, Backend>(Shape{1, huge}, Chunks{1, huge});
+  expect_error<ValueError>([&] { (void)(col | row); }, {"(1099511627776, 1099511627776)"});
+  expect_error<ValueError>([&] { (void)where(col, row, col); }, {"(1099511627776, 1099511627776)"});
+  // Ranges of more elements or bytes than int64 counts.
+  expect_error<ValueError>([] { (void)arange<double, Backend>(-1e308, 1e308, 1.0, 64); },
+                           {"arange", "int64"});
+  expect_error<ValueError>([&] { (void)arange<std::int64_t, Backend>(-max64, max64, 1, 64); },
+                           {"18446744073709551614 elements"});
+  expect_error<ValueError>([] { (void)arange<std::int64_t, Backend>(0, index_t{1} << 61, 1, 64); },
+                           {"bytes"});
+}
+
 TEST_F(Errors, IntegerScalarsOutsideTheArrayTypeAreValueErrorsInArithmetic) {
   // NEP 50: the scalar takes the array's type; NumPy raises OverflowError.
   const auto i32 = zeros<std::int32_t, Backend>(Shape{4}, Chunks{2});
