@@ -93,6 +93,22 @@ void normalize_view(ViewParams& v, const Shape& input) {
   }
 }
 
+/// What NumPy does with an operation chunked does not define on bools, for its error message.
+std::string bool_hint(plan::OpCode op) {
+  switch (op) {
+  case plan::OpCode::sub:
+    return " (NumPy rejects it too; use ^ on bools)";
+  case plan::OpCode::neg:
+    return " (NumPy rejects it too; use ~ on bools)";
+  case plan::OpCode::mod:
+  case plan::OpCode::pow:
+    return " (NumPy computes it in int8, which chunked does not have; cast the operands to an "
+           "integer type first)";
+  default:
+    return "";
+  }
+}
+
 } // namespace
 
 NodePtr make_random(const Shape& shape, const std::vector<index_t>& chunks, DType dtype, RandomParams p) {
@@ -182,7 +198,7 @@ NodePtr make_elementwise(plan::OpCode op, DType result, std::vector<NodePtr> inp
   if (!plan::op_accepts(op, operand))
     throw ValueError(std::string(plan::opcode_name(op)) + " is not defined for " +
                      std::string(dtype_name(operand)) + " operands" +
-                     (operand == DType::bool_ ? " (NumPy rejects it too; use ^, | or & on bools)" : ""));
+                     (operand == DType::bool_ ? bool_hint(op) : ""));
   if (op != plan::OpCode::cast && plan::op_result_dtype(op, operand) != result)
     throw ValueError("elementwise " + std::string(plan::opcode_name(op)) + " on " + std::string(dtype_name(operand)) +
                      " gives " + std::string(dtype_name(plan::op_result_dtype(op, operand))) + ", not " +
@@ -245,7 +261,6 @@ NodePtr make_reduce(NodePtr input, ReduceParams p) {
     reduced[a] = true;
   }
   std::sort(p.axes.begin(), p.axes.end());
-  if (p.ddof < 0) throw ValueError("ddof must be >= 0, got " + std::to_string(p.ddof));
   if (plan::reduce_needs_elements(p.op))
     for (index_t a : p.axes)
       if (input->shape.extents()[a] == 0)
