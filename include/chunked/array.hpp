@@ -109,7 +109,8 @@ class ChunkedArray {
   auto mean(const Axes& axes = {}, bool keepdims = false) const { return reduce<detail::mean_t<T>>(plan::ReduceOp::mean, axes, keepdims); }
   auto any(const Axes& axes = {}, bool keepdims = false) const { return reduce<bool>(plan::ReduceOp::any, axes, keepdims); }
   auto all(const Axes& axes = {}, bool keepdims = false) const { return reduce<bool>(plan::ReduceOp::all, axes, keepdims); }
-  /// Variance with `ddof` delta degrees of freedom (divides by N - ddof).
+  /// Variance with `ddof` delta degrees of freedom: divides by max(N - ddof, 0) for any ddof,
+  /// negative ones too, as NumPy (so N - ddof <= 0 gives inf, or NaN where the data do not vary).
   auto var(const Axes& axes = {}, index_t ddof = 0, bool keepdims = false) const {
     return ChunkedArray<detail::mean_t<T>, Backend>(detail::reduce(node_, plan::ReduceOp::var, axes, keepdims, ddof));
   }

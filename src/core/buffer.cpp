@@ -98,6 +98,9 @@ LargeBlockCache& large_blocks() {
 namespace detail {
 
 void* allocate_host(std::size_t bytes) {
+  // No allocation can be this large, and rounding it up would wrap to a small size.
+  if (bytes > std::size_t{1} << 62)
+    throw OutOfMemory("host allocation of " + std::to_string(bytes) + " bytes is impossible");
   const std::size_t rounded = rounded_size(bytes);
   const bool large = bytes >= huge_from;
   if (large)

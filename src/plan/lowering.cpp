@@ -17,23 +17,6 @@ using graph::Node;
 using graph::NodeKind;
 using graph::NodePtr;
 
-AffineMap flatten(const Coords& m, const std::vector<index_t>& strides, int ndim) {
-  AffineMap map;
-  for (std::size_t d = 0; d < m.size(); ++d) {
-    map.base += strides[d] * m[d].off;
-    for (int k = 0; k < ndim; ++k)
-      map.coef[k] += strides[d] * m[d].c[k];
-  }
-  return map;
-}
-
-Coords identity_coords(int ndim) {
-  Coords m(static_cast<std::size_t>(ndim));
-  for (int k = 0; k < ndim; ++k)
-    m[k].c[k] = 1;
-  return m;
-}
-
 /// The coordinates of a view's input from those of the view.
 Coords view_input_coords(const Node& n, const Coords& m, int ndim) {
   const auto& v = n.as<graph::ViewParams>();

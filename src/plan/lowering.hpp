@@ -3,6 +3,8 @@
 // intermediates to store where a region is larger than one program may be (planner internals).
 #pragma once
 
+#include "index_maps.hpp"
+
 #include <chunked/graph/node.hpp>
 #include <chunked/plan/block_program.hpp>
 
@@ -11,14 +13,6 @@
 #include <vector>
 
 namespace chunked::plan::detail {
-
-/// Index along one axis of a node as an affine function of the iteration position.
-struct AxisAffine {
-  index_t off = 0;
-  std::array<index_t, max_ndim> c{};
-  friend bool operator==(const AxisAffine&, const AxisAffine&) = default;
-};
-using Coords = std::vector<AxisAffine>;
 
 /// A stored leaf of a program: which node's blocks it reads, and where (node coordinates).
 struct StoredLeafInfo {

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Lowering of the array DAG to block tasks: fusion into block programs, slice pushdown through
 // affine index maps, chunk alignment by gathers, fixed-order reduction trees.
+#include "index_maps.hpp"
 #include "lowering.hpp"
 
+#include <chunked/core/checked.hpp>
 #include <chunked/core/memory_budget.hpp>
 #include <chunked/plan/partial.hpp>
 #include <chunked/plan/plan.hpp>
@@ -29,16 +31,6 @@ using graph::NodePtr;
 
 /// Partials combined per task; fixed, so the combine tree depends only on the block count.
 constexpr std::size_t combine_fanin = 8;
-
-std::vector<index_t> c_strides(const std::vector<index_t>& extents) {
-  std::vector<index_t> s(extents.size());
-  index_t acc = 1;
-  for (std::size_t k = extents.size(); k-- > 0;) {
-    s[k] = acc;
-    acc *= extents[k];
-  }
-  return s;
-}
 
 std::uint32_t axes_mask(const std::vector<index_t>& axes) {
   std::uint32_t mask = 0;
@@ -259,19 +251,23 @@ InputRef Planner::resolve_read(const StoredLeafInfo& info, const std::array<inde
   for (std::size_t d = 0; d < nd; ++d) {
     const auto& a = info.coords[d];
     off[d] = a.off;
-    for (int k = 0; k < ndim; ++k) off[d] += a.c[k] * origin[k];
+    for (int k = 0; k < ndim; ++k)
+      off[d] = add_mul(off[d], a.c[k], origin[k]);
     lo[d] = hi[d] = off[d];
     for (int k = 0; k < ndim; ++k) {
-      const index_t span = a.c[k] * std::max<index_t>(0, extent[k] - 1);
-      (span < 0 ? lo[d] : hi[d]) += span;
+      const index_t span =
+          chunked::detail::checked_mul(a.c[k], std::max<index_t>(0, extent[k] - 1), map_context);
+      index_t& end = span < 0 ? lo[d] : hi[d];
+      end = chunked::detail::checked_add(end, span, map_context);
     }
   }
   auto read_through = [&](const std::vector<index_t>& region_lo, const std::vector<index_t>& region_extent) {
     const auto strides = c_strides(region_extent);
     map = AffineMap{};
     for (std::size_t d = 0; d < nd; ++d) {
-      map.base += strides[d] * (off[d] - region_lo[d]);
-      for (int k = 0; k < ndim; ++k) map.coef[k] += strides[d] * info.coords[d].c[k];
+      map.base = add_mul(map.base, strides[d], off[d] - region_lo[d]);
+      for (int k = 0; k < ndim; ++k)
+        map.coef[k] = add_mul(map.coef[k], strides[d], info.coords[d].c[k]);
     }
   };
   if (empty || src.shape.size() == 0) {
@@ -553,6 +549,9 @@ std::vector<TaskId> Planner::plan_reduce_tree(const NodePtr& in, Body body,
       std::size_t kk = 0;
       for (int k = 0; k < nd; ++k)
         if (!((mask >> k) & 1u)) entries *= grid.lengths(k)[kept[kk++]];
+      // Backends allocate entries * words * 8 bytes per partial: refuse a count that wraps.
+      (void)chunked::detail::checked_mul(entries, 8 * partial_layout(p.op, in->dtype).words,
+                                "the partial states of one block, in bytes (use smaller chunks)");
     }
     auto partial_task = [&](index_t member) {
       std::vector<index_t> red(red_blocks.size());
@@ -685,7 +684,8 @@ void Plan::instantiate(TaskId id, BlockProgram& out) const {
   }
   for (auto& leaf : out.leaves) {
     if (leaf.kind == LeafKind::stored || leaf.kind == LeafKind::constant) continue;
-    for (int k = 0; k < nd; ++k) leaf.map.base += leaf.map.coef[k] * origin[k];
+    for (int k = 0; k < nd; ++k)
+      leaf.map.base = add_mul(leaf.map.base, leaf.map.coef[k], origin[k]);
   }
   for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
     out.leaves[inputs[j].leaf].map = inputs[j].map;
