@@ -30,7 +30,8 @@ struct AffineMap {
 
   index_t at(const index_t* i, int ndim) const {
     index_t r = base;
-    for (int k = 0; k < ndim; ++k) r += coef[k] * i[k];
+    for (int k = 0; k < ndim; ++k)
+      r += coef[k] * i[k];
     return r;
   }
   friend bool operator==(const AffineMap&, const AffineMap&) = default;
@@ -68,26 +69,48 @@ struct Leaf {
 /// `dtype` of an Instr is its result type.
 enum class OpCode : std::uint8_t {
   // unary: result dtype = operand dtype unless stated
-  cast,      ///< to Instr::dtype, C++ static_cast semantics (float->int truncates; to bool: != 0)
-  neg, abs,  ///< integers wrap
-  sqrt, exp, log, log1p, expm1, sin, cos, tan, tanh, ///< floats only
-  isnan, isfinite, ///< result bool
-  bit_not,   ///< integers: ~x; bool: logical not
+  cast, ///< to Instr::dtype, C++ static_cast semantics (float->int truncates; to bool: != 0)
+  neg,
+  abs, ///< integers wrap
+  sqrt,
+  exp,
+  log,
+  log1p,
+  expm1,
+  sin,
+  cos,
+  tan,
+  tanh, ///< floats only
+  isnan,
+  isfinite, ///< result bool
+  bit_not,  ///< integers: ~x; bool: logical not
   // binary
-  add, sub, mul, ///< integers wrap (two's complement)
-  div,       ///< floats only (int / int is cast to float64 by the planner)
-  mod,       ///< Python/NumPy remainder: sign of the divisor; integer x % 0 == 0
-  pow,       ///< integers: exact, wrapping; negative exponents give 1/x^n truncated
-  minimum, maximum, ///< NaN-propagating, like NumPy
-  eq, ne, lt, le, gt, ge, ///< result bool
-  bit_and, bit_or, bit_xor, ///< bool and integers
+  add,
+  sub,
+  mul, ///< integers wrap (two's complement)
+  div, ///< floats only (int / int is cast to float64 by the planner)
+  mod, ///< Python/NumPy remainder: sign of the divisor; integer x % 0 == 0
+  pow, ///< integers: exact, wrapping; negative exponents give 1/x^n truncated
+  minimum,
+  maximum, ///< NaN-propagating, like NumPy
+  eq,
+  ne,
+  lt,
+  le,
+  gt,
+  ge, ///< result bool
+  bit_and,
+  bit_or,
+  bit_xor, ///< bool and integers
   // ternary
   where, ///< args: (bool condition, a, b)
 };
 
 inline constexpr int opcode_arity(OpCode op) {
-  if (op <= OpCode::bit_not) return 1;
-  if (op == OpCode::where) return 3;
+  if (op <= OpCode::bit_not)
+    return 1;
+  if (op == OpCode::where)
+    return 3;
   return 2;
 }
 
@@ -104,7 +127,19 @@ struct Instr {
 /// Reductions. Every reduction accumulates into a partial state of 1 to 3 eight-byte words per
 /// output element (layout in plan/partial.hpp), partials combine pairwise in a fixed order, and a
 /// finalize step turns the combined state into the output dtype.
-enum class ReduceOp : std::uint8_t { sum, prod, min, max, any, all, mean, var, std, argmin, argmax };
+enum class ReduceOp : std::uint8_t {
+  sum,
+  prod,
+  min,
+  max,
+  any,
+  all,
+  mean,
+  var,
+  std,
+  argmin,
+  argmax
+};
 
 std::string_view reduce_op_name(ReduceOp op);
 
@@ -135,7 +170,8 @@ struct BlockProgram {
 
   index_t size() const {
     index_t n = 1;
-    for (int k = 0; k < ndim; ++k) n *= extent[k];
+    for (int k = 0; k < ndim; ++k)
+      n *= extent[k];
     return n;
   }
   int num_values() const { return static_cast<int>(leaves.size() + instrs.size()); }

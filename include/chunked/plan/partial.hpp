@@ -24,7 +24,8 @@ static_assert(sizeof(PartialWord) == 8);
 ///   mean                : 1 word, the double sum (the count is known from shapes at finalize)
 ///   any, all            : 1 word, int64 0 or 1
 ///   var, std            : 3 words, double count, double mean, double M2 (Chan et al. merging)
-///   argmin, argmax      : 2 words, the value (double when floating, else int64) and the int64 index
+///   argmin, argmax      : 2 words, the value (double when floating, else int64) and the int64
+///   index
 /// Entries are stored one after another: entry p occupies words [p * words, (p + 1) * words).
 /// Identities (what an entry holds before any element): sum 0, prod 1, min +inf / INT64_MAX,
 /// max -inf / INT64_MIN, any 0, all 1, mean 0, var/std (0, 0, 0), argmin (+inf / INT64_MAX,
@@ -40,14 +41,19 @@ struct PartialLayout {
 
 constexpr PartialLayout partial_layout(ReduceOp op, DType input) {
   switch (op) {
-  case ReduceOp::mean: return {1, true};
+  case ReduceOp::mean:
+    return {1, true};
   case ReduceOp::any:
-  case ReduceOp::all: return {1, false};
+  case ReduceOp::all:
+    return {1, false};
   case ReduceOp::var:
-  case ReduceOp::std: return {3, true};
+  case ReduceOp::std:
+    return {3, true};
   case ReduceOp::argmin:
-  case ReduceOp::argmax: return {2, is_floating(input)};
-  default: return {1, is_floating(input)};
+  case ReduceOp::argmax:
+    return {2, is_floating(input)};
+  default:
+    return {1, is_floating(input)};
   }
 }
 
@@ -56,15 +62,20 @@ constexpr PartialLayout partial_layout(ReduceOp op, DType input) {
 constexpr DType reduce_result_dtype(ReduceOp op, DType input) {
   switch (op) {
   case ReduceOp::sum:
-  case ReduceOp::prod: return is_floating(input) ? input : DType::int64;
+  case ReduceOp::prod:
+    return is_floating(input) ? input : DType::int64;
   case ReduceOp::min:
-  case ReduceOp::max: return input;
+  case ReduceOp::max:
+    return input;
   case ReduceOp::any:
-  case ReduceOp::all: return DType::bool_;
+  case ReduceOp::all:
+    return DType::bool_;
   case ReduceOp::mean:
   case ReduceOp::var:
-  case ReduceOp::std: return is_floating(input) ? input : DType::float64;
-  default: return DType::int64;
+  case ReduceOp::std:
+    return is_floating(input) ? input : DType::float64;
+  default:
+    return DType::int64;
   }
 }
 
@@ -72,8 +83,8 @@ constexpr DType reduce_result_dtype(ReduceOp op, DType input) {
 /// `mean`, `var` or `std` from the (count, mean, M2) partials of `var`/`std`.
 constexpr bool can_finalize(ReduceOp op, ReduceOp result) {
   const bool moments = op == ReduceOp::var || op == ReduceOp::std;
-  return result == op ||
-         (moments && (result == ReduceOp::mean || result == ReduceOp::var || result == ReduceOp::std));
+  return result == op || (moments && (result == ReduceOp::mean || result == ReduceOp::var ||
+                                      result == ReduceOp::std));
 }
 
 /// Throws ValueError unless can_finalize(op, result).

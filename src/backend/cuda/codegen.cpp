@@ -179,10 +179,14 @@ KernelSet kernel_set(const BlockProgram& p) {
 
 const char* kernel_set_name(KernelSet set) {
   switch (set) {
-  case KernelSet::store: return "store";
-  case KernelSet::reduce_all: return "reduce_all";
-  case KernelSet::reduce_axes_wide: return "reduce_axes_wide";
-  case KernelSet::reduce_axes_narrow: return "reduce_axes_narrow";
+  case KernelSet::store:
+    return "store";
+  case KernelSet::reduce_all:
+    return "reduce_all";
+  case KernelSet::reduce_axes_wide:
+    return "reduce_axes_wide";
+  case KernelSet::reduce_axes_narrow:
+    return "reduce_axes_narrow";
   }
   return "unknown";
 }
@@ -233,8 +237,9 @@ std::string generate_source(const BlockProgram& p, KernelSet set) {
     std::string value;
     switch (leaf.kind) {
     case LeafKind::constant:
-      fmt::format_to(std::back_inserter(uses), "    const {} v{} = cast_value<{}>(a.leaf[{}].{});\n",
-                     t, l, t, l, is_floating(leaf.dtype) ? "af" : "ai");
+      fmt::format_to(std::back_inserter(uses),
+                     "    const {} v{} = cast_value<{}>(a.leaf[{}].{});\n", t, l, t, l,
+                     is_floating(leaf.dtype) ? "af" : "ai");
       continue;
     case LeafKind::stored:
       if (leaf.input < 0)
@@ -265,10 +270,11 @@ std::string generate_source(const BlockProgram& p, KernelSet set) {
                  "  static CHUNKED_KD Leaves load(const ProgramArgs& a, const i64* off) {{\n"
                  "    (void)a; (void)off;\n    Leaves r;\n{}    return r;\n  }}\n",
                  loads);
-  fmt::format_to(out,
-                 "  static CHUNKED_KD result_type apply(const ProgramArgs& a, const Leaves& in) {{\n"
-                 "    (void)a; (void)in;\n{}",
-                 uses);
+  fmt::format_to(
+      out,
+      "  static CHUNKED_KD result_type apply(const ProgramArgs& a, const Leaves& in) {{\n"
+      "    (void)a; (void)in;\n{}",
+      uses);
   for (std::size_t j = 0; j < p.instrs.size(); ++j) {
     const auto& in = p.instrs[j];
     const int self = nl + static_cast<int>(j);
@@ -324,10 +330,11 @@ std::string generate_source(const BlockProgram& p, KernelSet set) {
     return s;
   }
   const bool wide = set == KernelSet::reduce_axes_wide;
-  fmt::format_to(out,
-                 "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
-                 "const __grid_constant__ ProgramArgs a) {{ reduce_axes_kernel<P, Acc, {}>(a); }}\n",
-                 wide ? kernel_reduce_axes_wide : kernel_reduce_axes_narrow, wide ? 32 : 1);
+  fmt::format_to(
+      out,
+      "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
+      "const __grid_constant__ ProgramArgs a) {{ reduce_axes_kernel<P, Acc, {}>(a); }}\n",
+      wide ? kernel_reduce_axes_wide : kernel_reduce_axes_narrow, wide ? 32 : 1);
   fmt::format_to(out,
                  "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
                  "const __grid_constant__ ProgramArgs a, int segments) {{ "
