@@ -10,9 +10,9 @@ namespace chunked {
 
 namespace detail {
 /// Both operands cast to `compute`, broadcast together, combined by op into `result`.
-graph::NodePtr binary(plan::OpCode op, DType compute, DType result, const graph::NodePtr& a,
+graph::NodePtr binary(ops::OpCode op, DType compute, DType result, const graph::NodePtr& a,
                       const graph::NodePtr& b);
-graph::NodePtr unary(plan::OpCode op, DType compute, DType result, const graph::NodePtr& a);
+graph::NodePtr unary(ops::OpCode op, DType compute, DType result, const graph::NodePtr& a);
 graph::NodePtr where(const graph::NodePtr& cond, DType result, const graph::NodePtr& a, const graph::NodePtr& b);
 /// A rank-0 constant of dtype t holding the scalar (broadcast by the operation using it).
 graph::NodePtr scalar(DType t, double f, std::int64_t i);
@@ -42,16 +42,16 @@ using op_compute_t = std::conditional_t<C == OpClass::true_divide, true_div_t<P>
 
 /// add/mul of bools are logical or/and, as in NumPy; subtraction of bools is an error there.
 template <class P>
-constexpr plan::OpCode bool_aware(plan::OpCode op) {
+constexpr ops::OpCode bool_aware(ops::OpCode op) {
   if constexpr (std::is_same_v<P, bool>) {
-    if (op == plan::OpCode::add) return plan::OpCode::bit_or;
-    if (op == plan::OpCode::mul) return plan::OpCode::bit_and;
+    if (op == ops::OpCode::add) return ops::OpCode::bit_or;
+    if (op == ops::OpCode::mul) return ops::OpCode::bit_and;
   }
   return op;
 }
 
 template <OpClass C, class A, class B, class Bk>
-auto apply(plan::OpCode op, const ChunkedArray<A, Bk>& a, const ChunkedArray<B, Bk>& b) {
+auto apply(ops::OpCode op, const ChunkedArray<A, Bk>& a, const ChunkedArray<B, Bk>& b) {
   using P = promote_t<A, B>;
   check_op_types<C, P>();
   using R = op_result_t<C, P>;
@@ -59,7 +59,7 @@ auto apply(plan::OpCode op, const ChunkedArray<A, Bk>& a, const ChunkedArray<B, 
   return ChunkedArray<R, Bk>(binary(bool_aware<K>(op), dtype_v<K>, dtype_v<R>, a.node(), b.node()));
 }
 template <OpClass C, class A, class S, class Bk>
-auto apply(plan::OpCode op, const ChunkedArray<A, Bk>& a, S s) {
+auto apply(ops::OpCode op, const ChunkedArray<A, Bk>& a, S s) {
   using P = scalar_promote_t<A, S>;
   check_op_types<C, P>();
   using R = op_result_t<C, P>;
@@ -67,7 +67,7 @@ auto apply(plan::OpCode op, const ChunkedArray<A, Bk>& a, S s) {
   return ChunkedArray<R, Bk>(binary(bool_aware<K>(op), dtype_v<K>, dtype_v<R>, a.node(), scalar_node(dtype_v<K>, s)));
 }
 template <OpClass C, class S, class A, class Bk>
-auto apply(plan::OpCode op, S s, const ChunkedArray<A, Bk>& a) {
+auto apply(ops::OpCode op, S s, const ChunkedArray<A, Bk>& a) {
   using P = scalar_promote_t<A, S>;
   check_op_types<C, P>();
   using R = op_result_t<C, P>;
@@ -79,15 +79,15 @@ auto apply(plan::OpCode op, S s, const ChunkedArray<A, Bk>& a) {
 #define CHUNKED_DEFINE_BINARY_OPERATOR(SYM, OPCODE, CLASS)                                              \
   template <class A, class B, class Bk>                                                            \
   auto operator SYM(const ChunkedArray<A, Bk>& a, const ChunkedArray<B, Bk>& b) {                  \
-    return detail::apply<detail::OpClass::CLASS>(plan::OpCode::OPCODE, a, b);                      \
+    return detail::apply<detail::OpClass::CLASS>(ops::OpCode::OPCODE, a, b);                      \
   }                                                                                                \
   template <class A, class Bk, class S, std::enable_if_t<detail::is_scalar_v<S>, int> = 0>         \
   auto operator SYM(const ChunkedArray<A, Bk>& a, S s) {                                           \
-    return detail::apply<detail::OpClass::CLASS>(plan::OpCode::OPCODE, a, s);                      \
+    return detail::apply<detail::OpClass::CLASS>(ops::OpCode::OPCODE, a, s);                      \
   }                                                                                                \
   template <class A, class Bk, class S, std::enable_if_t<detail::is_scalar_v<S>, int> = 0>         \
   auto operator SYM(S s, const ChunkedArray<A, Bk>& a) {                                           \
-    return detail::apply<detail::OpClass::CLASS>(plan::OpCode::OPCODE, s, a);                      \
+    return detail::apply<detail::OpClass::CLASS>(ops::OpCode::OPCODE, s, a);                      \
   }
 
 CHUNKED_DEFINE_BINARY_OPERATOR(+, add, arithmetic)
@@ -110,15 +110,15 @@ CHUNKED_DEFINE_BINARY_OPERATOR(^, bit_xor, bitwise)
 #define CHUNKED_DEFINE_BINARY_FUNCTION(NAME, OPCODE)                                               \
   template <class A, class B, class Bk>                                                            \
   auto NAME(const ChunkedArray<A, Bk>& a, const ChunkedArray<B, Bk>& b) {                          \
-    return detail::apply<detail::OpClass::arithmetic>(plan::OpCode::OPCODE, a, b);                 \
+    return detail::apply<detail::OpClass::arithmetic>(ops::OpCode::OPCODE, a, b);                 \
   }                                                                                                \
   template <class A, class Bk, class S, std::enable_if_t<detail::is_scalar_v<S>, int> = 0>         \
   auto NAME(const ChunkedArray<A, Bk>& a, S s) {                                                   \
-    return detail::apply<detail::OpClass::arithmetic>(plan::OpCode::OPCODE, a, s);                 \
+    return detail::apply<detail::OpClass::arithmetic>(ops::OpCode::OPCODE, a, s);                 \
   }                                                                                                \
   template <class A, class Bk, class S, std::enable_if_t<detail::is_scalar_v<S>, int> = 0>         \
   auto NAME(S s, const ChunkedArray<A, Bk>& a) {                                                   \
-    return detail::apply<detail::OpClass::arithmetic>(plan::OpCode::OPCODE, s, a);                 \
+    return detail::apply<detail::OpClass::arithmetic>(ops::OpCode::OPCODE, s, a);                 \
   }
 
 CHUNKED_DEFINE_BINARY_FUNCTION(minimum, minimum)
@@ -151,19 +151,19 @@ CHUNKED_DEFINE_COMPOUND_ASSIGNMENT(^)
 template <class T, class B>
 ChunkedArray<T, B> operator-(const ChunkedArray<T, B>& x) {
   static_assert(!std::is_same_v<T, bool>, "unary - is not defined for bool arrays; use ~");
-  return ChunkedArray<T, B>(detail::unary(plan::OpCode::neg, dtype_v<T>, dtype_v<T>, x.node()));
+  return ChunkedArray<T, B>(detail::unary(ops::OpCode::neg, dtype_v<T>, dtype_v<T>, x.node()));
 }
 /// Bitwise not of integers, logical not of bools.
 template <class T, class B>
 ChunkedArray<T, B> operator~(const ChunkedArray<T, B>& x) {
   static_assert(!std::is_floating_point_v<T>, "~ needs bool or integer arrays");
-  return ChunkedArray<T, B>(detail::unary(plan::OpCode::bit_not, dtype_v<T>, dtype_v<T>, x.node()));
+  return ChunkedArray<T, B>(detail::unary(ops::OpCode::bit_not, dtype_v<T>, dtype_v<T>, x.node()));
 }
 
 template <class T, class B>
 ChunkedArray<T, B> abs(const ChunkedArray<T, B>& x) {
   if constexpr (std::is_same_v<T, bool>) return x;
-  else return ChunkedArray<T, B>(detail::unary(plan::OpCode::abs, dtype_v<T>, dtype_v<T>, x.node()));
+  else return ChunkedArray<T, B>(detail::unary(ops::OpCode::abs, dtype_v<T>, dtype_v<T>, x.node()));
 }
 
 /// Transcendental functions: floating arrays keep their type, others compute in double.
@@ -171,7 +171,7 @@ ChunkedArray<T, B> abs(const ChunkedArray<T, B>& x) {
   template <class T, class B>                                                                      \
   ChunkedArray<detail::float_t<T>, B> NAME(const ChunkedArray<T, B>& x) {                          \
     using R = detail::float_t<T>;                                                                  \
-    return ChunkedArray<R, B>(detail::unary(plan::OpCode::NAME, dtype_v<R>, dtype_v<R>, x.node())); \
+    return ChunkedArray<R, B>(detail::unary(ops::OpCode::NAME, dtype_v<R>, dtype_v<R>, x.node())); \
   }
 CHUNKED_DEFINE_MATH_FUNCTION(sqrt)
 CHUNKED_DEFINE_MATH_FUNCTION(exp)
@@ -186,11 +186,11 @@ CHUNKED_DEFINE_MATH_FUNCTION(tanh)
 
 template <class T, class B>
 ChunkedArray<bool, B> isnan(const ChunkedArray<T, B>& x) {
-  return ChunkedArray<bool, B>(detail::unary(plan::OpCode::isnan, dtype_v<T>, DType::bool_, x.node()));
+  return ChunkedArray<bool, B>(detail::unary(ops::OpCode::isnan, dtype_v<T>, DType::bool_, x.node()));
 }
 template <class T, class B>
 ChunkedArray<bool, B> isfinite(const ChunkedArray<T, B>& x) {
-  return ChunkedArray<bool, B>(detail::unary(plan::OpCode::isfinite, dtype_v<T>, DType::bool_, x.node()));
+  return ChunkedArray<bool, B>(detail::unary(ops::OpCode::isfinite, dtype_v<T>, DType::bool_, x.node()));
 }
 
 /// clip(x, lo, hi) = minimum(maximum(x, lo), hi); bounds are arrays or scalars.

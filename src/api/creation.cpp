@@ -8,7 +8,7 @@
 namespace chunked::detail {
 
 graph::NodePtr constant(const Shape& shape, const Chunks& chunks, DType t, double f, std::int64_t i) {
-  plan::Scalar s;
+  ops::Scalar s;
   if (is_floating(t)) s.f = f;
   else s.i = i;
   return graph::make_constant(shape, chunks.resolve(shape, dtype_size(t)), t, s);

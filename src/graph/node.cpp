@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Node constructors: shape, dtype and chunk-grid inference with eager validation.
 #include <chunked/graph/node.hpp>
-#include <chunked/plan/op_types.hpp>
-#include <chunked/plan/partial.hpp>
 
 #include <algorithm>
 #include <string>
@@ -12,9 +10,9 @@ namespace chunked::graph {
 namespace {
 
 void check_rank(const Shape& shape) {
-  if (shape.ndim() > plan::max_ndim)
+  if (shape.ndim() > max_ndim)
     throw ValueError("arrays of rank " + std::to_string(shape.ndim()) + " are not supported; the most is " +
-                     std::to_string(plan::max_ndim));
+                     std::to_string(max_ndim));
 }
 
 NodePtr finish(Node n) { return std::make_shared<const Node>(std::move(n)); }
@@ -45,7 +43,7 @@ std::vector<index_t> view_axis_lengths(const ChunkGrid& src, int axis, index_t s
 
 NodePtr make_random(const Shape& shape, const std::vector<index_t>& chunks, DType dtype, RandomParams p) {
   check_rank(shape);
-  if (p.dist == plan::LeafKind::integers) {
+  if (p.dist == ops::LeafKind::integers) {
     if (!is_integral(dtype))
       throw ValueError("Generator::integers needs an int32 or int64 element type, got " +
                        std::string(dtype_name(dtype)));
@@ -56,17 +54,17 @@ NodePtr make_random(const Shape& shape, const std::vector<index_t>& chunks, DTyp
     throw ValueError("Generator::normal and uniform need a float or double element type, got " +
                      std::string(dtype_name(dtype)));
   }
-  if (p.dist == plan::LeafKind::normal && !(p.b.f >= 0))
+  if (p.dist == ops::LeafKind::normal && !(p.b.f >= 0))
     throw ValueError("Generator::normal: stddev must be >= 0, got " + std::to_string(p.b.f));
   return finish(Node{NodeKind::random, dtype, shape, ChunkGrid(shape, chunks), {}, p});
 }
 
-NodePtr make_constant(const Shape& shape, const std::vector<index_t>& chunks, DType dtype, plan::Scalar value) {
+NodePtr make_constant(const Shape& shape, const std::vector<index_t>& chunks, DType dtype, ops::Scalar value) {
   check_rank(shape);
   return finish(Node{NodeKind::constant, dtype, shape, ChunkGrid(shape, chunks), {}, ConstantParams{value}});
 }
 
-NodePtr make_arange(index_t length, index_t chunk, DType dtype, plan::Scalar start, plan::Scalar step) {
+NodePtr make_arange(index_t length, index_t chunk, DType dtype, ops::Scalar start, ops::Scalar step) {
   if (chunk <= 0) throw ValueError("arange: chunk length must be > 0, got " + std::to_string(chunk));
   if (dtype == DType::bool_) throw ValueError("arange does not support bool elements");
   Shape shape{length};
@@ -113,30 +111,30 @@ NodePtr broadcast_to(NodePtr input, const Shape& shape) {
   return make_view(std::move(input), std::move(v));
 }
 
-NodePtr make_elementwise(plan::OpCode op, DType result, std::vector<NodePtr> inputs) {
-  if (static_cast<int>(inputs.size()) != plan::opcode_arity(op))
-    throw ValueError("elementwise " + std::string(plan::opcode_name(op)) + " given " +
+NodePtr make_elementwise(ops::OpCode op, DType result, std::vector<NodePtr> inputs) {
+  if (static_cast<int>(inputs.size()) != ops::op_arity(op))
+    throw ValueError("elementwise " + std::string(ops::op_name(op)) + " given " +
                      std::to_string(inputs.size()) + " operands");
   // where's condition is bool; its values (operands 1, 2) carry the dtype the op works in.
-  const DType operand = op == plan::OpCode::where ? inputs[1]->dtype : inputs[0]->dtype;
-  if (op == plan::OpCode::where && inputs[0]->dtype != DType::bool_)
+  const DType operand = op == ops::OpCode::where ? inputs[1]->dtype : inputs[0]->dtype;
+  if (op == ops::OpCode::where && inputs[0]->dtype != DType::bool_)
     throw ValueError("where: the condition must be bool, got " + std::string(dtype_name(inputs[0]->dtype)));
-  for (std::size_t j = op == plan::OpCode::where ? 1 : 0; j < inputs.size(); ++j)
+  for (std::size_t j = op == ops::OpCode::where ? 1 : 0; j < inputs.size(); ++j)
     if (inputs[j]->dtype != operand)
-      throw ValueError("elementwise " + std::string(plan::opcode_name(op)) + ": operand dtypes " +
+      throw ValueError("elementwise " + std::string(ops::op_name(op)) + ": operand dtypes " +
                        std::string(dtype_name(operand)) + " and " + std::string(dtype_name(inputs[j]->dtype)) +
                        " differ (cast first)");
-  if (!plan::op_accepts(op, operand))
-    throw ValueError(std::string(plan::opcode_name(op)) + " is not defined for " + std::string(dtype_name(operand)) +
+  if (!ops::op_accepts(op, operand))
+    throw ValueError(std::string(ops::op_name(op)) + " is not defined for " + std::string(dtype_name(operand)) +
                      " operands" + (operand == DType::bool_ ? " (NumPy rejects it too; use ^, | or & on bools)" : ""));
-  if (op != plan::OpCode::cast && plan::op_result_dtype(op, operand) != result)
-    throw ValueError("elementwise " + std::string(plan::opcode_name(op)) + " on " + std::string(dtype_name(operand)) +
-                     " gives " + std::string(dtype_name(plan::op_result_dtype(op, operand))) + ", not " +
+  if (op != ops::OpCode::cast && ops::op_result_dtype(op, operand) != result)
+    throw ValueError("elementwise " + std::string(ops::op_name(op)) + " on " + std::string(dtype_name(operand)) +
+                     " gives " + std::string(dtype_name(ops::op_result_dtype(op, operand))) + ", not " +
                      std::string(dtype_name(result)));
   const Shape& shape = inputs[0]->shape;
   for (const auto& in : inputs)
     if (in->shape != shape)
-      throw ShapeError("elementwise " + std::string(plan::opcode_name(op)) + ": operand shapes " +
+      throw ShapeError("elementwise " + std::string(ops::op_name(op)) + ": operand shapes " +
                        shape.to_string() + " and " + in->shape.to_string() + " differ");
   // Per axis, the finest operand grid: broadcast operands have one chunk there, so the real
   // chunking wins; operands of different grids are aligned to it by the planner.
@@ -153,7 +151,7 @@ NodePtr make_elementwise(plan::OpCode op, DType result, std::vector<NodePtr> inp
 
 NodePtr cast(NodePtr input, DType dtype) {
   if (input->dtype == dtype) return input;
-  return make_elementwise(plan::OpCode::cast, dtype, {std::move(input)});
+  return make_elementwise(ops::OpCode::cast, dtype, {std::move(input)});
 }
 
 NodePtr make_view(NodePtr input, ViewParams v) {
@@ -186,15 +184,15 @@ NodePtr make_reduce(NodePtr input, ReduceParams p) {
     a = normalize_axis(a, nd);
     if (reduced[a])
       throw ValueError("axis " + std::to_string(a) + " is given more than once to " +
-                       std::string(plan::reduce_op_name(p.op)));
+                       std::string(ops::reduce_op_name(p.op)));
     reduced[a] = true;
   }
   std::sort(p.axes.begin(), p.axes.end());
   if (p.ddof < 0) throw ValueError("ddof must be >= 0, got " + std::to_string(p.ddof));
-  if (plan::reduce_needs_elements(p.op))
+  if (ops::reduce_needs_elements(p.op))
     for (index_t a : p.axes)
       if (input->shape.extents()[a] == 0)
-        throw ValueError("zero-size array to reduction operation " + std::string(plan::reduce_op_name(p.op)) +
+        throw ValueError("zero-size array to reduction operation " + std::string(ops::reduce_op_name(p.op)) +
                          " which has no identity (axis " + std::to_string(a) + " of shape " +
                          input->shape.to_string() + ")");
   std::vector<index_t> extents;
@@ -208,7 +206,7 @@ NodePtr make_reduce(NodePtr input, ReduceParams p) {
       lengths.push_back({1});
     }
   }
-  const DType t = plan::reduce_result_dtype(p.op, input->dtype);
+  const DType t = ops::reduce_result_dtype(p.op, input->dtype);
   return finish(Node{NodeKind::reduce, t, Shape(std::move(extents)), ChunkGrid(std::move(lengths)),
                      {std::move(input)}, std::move(p)});
 }

@@ -16,8 +16,7 @@
 
 namespace chunked::plan {
 
-/// Highest rank of a program's iteration box (and so of any array chunked computes).
-inline constexpr int max_ndim = 8;
+using chunked::max_ndim;
 /// Most instructions one program may hold; the planner stores an intermediate past this cap so
 /// that generated kernels stay small enough to compile quickly and keep registers in check.
 inline constexpr int max_program_instrs = 48;
