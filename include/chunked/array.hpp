@@ -103,9 +103,9 @@ class ChunkedArray {
   auto max(const Axes& axes = {}, bool keepdims = false) const { return reduce<T>(ops::ReduceOp::max, axes, keepdims); }
   /// The sum divided by the count. Computed in one program with var() or std() of the same array
   /// over the same axes (standardising, say), all of them come from one pass that keeps
-  /// (count, mean, M2): the mean is then the running mean, equal to the sum's within rounding
-  /// (where the data hold an infinity it may be NaN rather than infinite; their variance is not
-  /// finite either).
+  /// (count, mean, M2): the mean is then the running mean, equal to the sum's within rounding.
+  /// Where the data hold infinities or NaN, either way the mean is NumPy's (+inf or -inf for
+  /// infinities of one sign, else NaN) and var() and std() are NaN, on every chunking.
   auto mean(const Axes& axes = {}, bool keepdims = false) const { return reduce<detail::mean_t<T>>(ops::ReduceOp::mean, axes, keepdims); }
   auto any(const Axes& axes = {}, bool keepdims = false) const { return reduce<bool>(ops::ReduceOp::any, axes, keepdims); }
   auto all(const Axes& axes = {}, bool keepdims = false) const { return reduce<bool>(ops::ReduceOp::all, axes, keepdims); }

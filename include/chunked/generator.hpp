@@ -33,7 +33,11 @@ class Generator {
     b.f = static_cast<double>(stddev);
     return make<T, B>(ops::LeafKind::normal, shape, chunks, a, b);
   }
-  /// Uniform samples in [low, high).
+  /// Uniform samples in [low, high): low + (high - low) u rounded once, u uniform in (0, 1] on a
+  /// 2^-53 grid (DESIGN section 4), computed without overflow even where high - low exceeds the
+  /// largest double. A sample that would equal high (u = 1, a rounding up, or, for float, the
+  /// rounding to float) is the largest T below high instead, so high never occurs; when
+  /// low == high every sample is low. ValueError unless low and high are finite and low <= high.
   template <class T = double, class B = Cpu>
   ChunkedArray<T, B> uniform(const Shape& shape, const Chunks& chunks, T low = 0, T high = 1) {
     static_assert(std::is_floating_point_v<T>, "Generator::uniform needs float or double");

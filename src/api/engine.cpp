@@ -32,6 +32,7 @@ std::vector<std::shared_ptr<Buffer>> host_copies_of_device_inputs(plan::Plan& pl
   for (auto& pieces : plan.gathers)
     for (auto& piece : pieces) fix(piece.source);
   std::vector<std::shared_ptr<Buffer>> keep;
+  keep.reserve(copies.size());
   for (auto& [ptr, copy] : copies) keep.push_back(std::move(copy));
   return keep;
 }

@@ -2,7 +2,10 @@
 // Node constructors: shape, dtype and chunk-grid inference with eager validation.
 #include <chunked/graph/node.hpp>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace chunked::graph {
@@ -56,6 +59,13 @@ NodePtr make_random(const Shape& shape, const std::vector<index_t>& chunks, DTyp
   }
   if (p.dist == ops::LeafKind::normal && !(p.b.f >= 0))
     throw ValueError("Generator::normal: stddev must be >= 0, got " + std::to_string(p.b.f));
+  // [low, high) must be a finite interval, as NumPy's Generator.uniform asks (it raises on an
+  // infinite range); an empty one (low == high) gives low.
+  if (p.dist == ops::LeafKind::uniform &&
+      !(std::isfinite(p.a.f) && std::isfinite(p.b.f) && p.a.f <= p.b.f))
+    throw ValueError(fmt::format("Generator::uniform: low and high must be finite with low <= "
+                                 "high, got low {} and high {}",
+                                 p.a.f, p.b.f));
   return finish(Node{NodeKind::random, dtype, shape, ChunkGrid(shape, chunks), {}, p});
 }
 

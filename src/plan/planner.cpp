@@ -534,6 +534,7 @@ void Planner::find_shared_moments(const std::vector<Request>& requests) {
   std::map<MomentsKey, Use> uses;
   std::unordered_set<const Node*> seen;
   std::vector<const Node*> stack;
+  stack.reserve(requests.size());
   for (const auto& r : requests) stack.push_back(r.node.get());
   while (!stack.empty()) {
     const Node* cur = stack.back();

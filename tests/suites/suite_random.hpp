@@ -7,8 +7,12 @@
 
 #include <chunked/random/distributions.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace chunked::test {
@@ -27,9 +31,12 @@ Dense<double> normal_spec(const Extents& shape, std::uint64_t stream, double mea
     return random::normal_at(seed, stream, static_cast<std::uint64_t>(e), mean, stddev);
   });
 }
+/// The values of a uniform<T> array as doubles (a float array holds them rounded).
+template <class T = double>
 Dense<double> uniform_spec(const Extents& shape, std::uint64_t stream, double low, double high) {
+  const random::UniformForm form = random::uniform_form<T>(low, high);
   return generate<double>(shape, [&](index_t e) {
-    return random::uniform_at(seed, stream, static_cast<std::uint64_t>(e), low, high);
+    return random::uniform_at(seed, stream, static_cast<std::uint64_t>(e), form);
   });
 }
 Dense<std::int64_t> integers_spec(const Extents& shape, std::uint64_t stream, std::int64_t low,
@@ -137,7 +144,7 @@ TEST_F(Random, FloatSamplesAreTheDoubleSamplesRounded) {
     // On a GPU a normal double may be a few ulp off, which can move its float by one ulp.
     const Tolerance ft = runs_on_gpu() ? Tolerance{1.2e-7, 0} : Tolerance{};
     EXPECT_TRUE(matches(n.compute(), cast<float>(normal_spec(random_shape, 0, 1.5, 0.5)), ft));
-    EXPECT_TRUE(matches(u.compute(), cast<float>(uniform_spec(random_shape, 1, -1.0, 1.0))));
+    EXPECT_TRUE(matches(u.compute(), cast<float>(uniform_spec<float>(random_shape, 1, -1.0, 1.0))));
   }
 }
 
@@ -180,6 +187,80 @@ TEST_F(Random, ValuesStayInTheirRanges) {
   EXPECT_TRUE(matches(
       i32, cast<std::int32_t>(integers_spec({500}, 4, std::numeric_limits<std::int32_t>::min(),
                                             std::numeric_limits<std::int32_t>::max(), 99))));
+}
+
+// A sample that would round to high is the last value below it: over a range one value wide
+// every sample is low (about half of them were high), over two values wide never high.
+TEST_F(Random, UniformNeverReachesHigh) {
+  Generator g(seed);
+  const float f1 = std::nextafter(1.0f, 2.0f), f2 = std::nextafter(f1, 2.0f);
+  EXPECT_TRUE(matches(g.uniform<float, Backend>(Shape{1000}, Chunks{300}, 1.0f, f1).compute(),
+                      Dense<float>({1000}, 1.0f)));
+  const auto two = g.uniform<float, Backend>(Shape{1000}, Chunks{300}, 1.0f, f2).compute();
+  EXPECT_TRUE(matches(two, cast<float>(uniform_spec<float>({1000}, 1, 1.0, f2))));
+  EXPECT_EQ(std::count(two.begin(), two.end(), f2), 0);
+  for (double low : {1.0, -3.5, 1e300}) {
+    SCOPED_TRACE(low);
+    const double high = std::nextafter(low, HUGE_VAL);
+    EXPECT_TRUE(matches(g.uniform<double, Backend>(Shape{1000}, Chunks{300}, low, high).compute(),
+                        Dense<double>({1000}, low)));
+  }
+  // low == high is every sample low, as NumPy.
+  EXPECT_TRUE(matches(g.uniform<double, Backend>(Shape{5}, Chunks{2}, 2.5, 2.5).compute(),
+                      Dense<double>({5}, 2.5)));
+}
+
+// high - low overflows a double: the samples are still low + (high - low) u, rounded once.
+TEST_F(Random, UniformOverARangeWiderThanTheLargestDouble) {
+  const double max = std::numeric_limits<double>::max();
+  for (const auto& [low, high] : {std::pair{-1e308, 1e308}, std::pair{-max, max}}) {
+    SCOPED_TRACE(high);
+    Generator g(seed);
+    const auto u = g.uniform<double, Backend>(Shape{3000}, Chunks{701}, low, high).compute();
+    EXPECT_TRUE(matches(u, uniform_spec({3000}, 0, low, high)));
+    double sum = 0;
+    for (double v : u) {
+      ASSERT_TRUE(std::isfinite(v));
+      ASSERT_GE(v, low);
+      ASSERT_LT(v, high);
+      sum += v / high;
+    }
+    EXPECT_NEAR(sum / 3000, 0.0, 0.06); // 5 standard errors of sqrt(1/3 / n)
+  }
+}
+
+TEST_F(Random, UniformNeedsFiniteOrderedBounds) {
+  Generator g(seed);
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  for (const auto& [low, high] : {std::pair{0.0, inf}, std::pair{-inf, 0.0}, std::pair{nan, 1.0},
+                                  std::pair{0.0, nan}, std::pair{1.0, 0.0}}) {
+    SCOPED_TRACE(std::to_string(low) + ", " + std::to_string(high));
+    EXPECT_THROW(((void)g.uniform<double, Backend>(Shape{4}, Chunks{2}, low, high)), ValueError);
+  }
+  const float inf_f = std::numeric_limits<float>::infinity();
+  EXPECT_THROW(((void)g.uniform<float, Backend>(Shape{4}, Chunks{2}, 0.0f, inf_f)), ValueError);
+  EXPECT_EQ(g.next_stream(), 0u) << "a rejected call takes no stream";
+}
+
+// n = high - low as uint64: the whole int64 range, and one-value ranges at both ends.
+TEST_F(Random, IntegersAtTheEndsOfInt64) {
+  using L = std::numeric_limits<std::int64_t>;
+  Generator g(seed);
+  const auto all = g.integers<std::int64_t, Backend>(Shape{2000}, Chunks{333}, L::min(), L::max());
+  const auto got = all.compute();
+  EXPECT_TRUE(matches(got, integers_spec({2000}, 0, L::min(), L::max())));
+  EXPECT_LT(*std::min_element(got.begin(), got.end()), L::min() / 2);
+  EXPECT_GT(*std::max_element(got.begin(), got.end()), L::max() / 2);
+  EXPECT_TRUE(matches(
+      g.integers<std::int64_t, Backend>(Shape{7}, Chunks{3}, L::max() - 1, L::max()).compute(),
+      Dense<std::int64_t>({7}, L::max() - 1)));
+  EXPECT_TRUE(matches(
+      g.integers<std::int64_t, Backend>(Shape{7}, Chunks{3}, L::min(), L::min() + 1).compute(),
+      Dense<std::int64_t>({7}, L::min())));
+  using I = std::numeric_limits<std::int32_t>;
+  EXPECT_TRUE(matches(
+      g.integers<std::int32_t, Backend>(Shape{7}, Chunks{3}, I::max() - 1, I::max()).compute(),
+      Dense<std::int32_t>({7}, I::max() - 1)));
 }
 
 TEST_F(Random, RandomArraysOfRankZeroAndEmptyShapes) {

@@ -3,11 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <climits>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "chunked/backend/cpu/random_kernels.hpp"
@@ -284,6 +286,78 @@ TEST(Uniform, EvenAndOddElementsUseTheirWordPairs) {
   }
 }
 
+// The value is fma((high - low) / 2, 2u, low): for every finite width (of at least 2^-1021) the
+// bits of the former fma(high - low, u, low), except that a value reaching high is the last one
+// below it. Ranges of many magnitudes and widths down to one ulp.
+TEST(Uniform, SameBitsAsTheFmaOfTheWidthBelowHigh) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> exponent(-300.0, 300.0);
+  int clamped = 0;
+  for (int r = 0; r < 400; ++r) {
+    const double a = (rng() & 1 ? -1.0 : 1.0) * std::pow(10.0, exponent(rng));
+    double b = (rng() & 1 ? -1.0 : 1.0) * std::pow(10.0, exponent(rng));
+    if (r % 4 == 0) // a few ulps wide
+      b = std::nextafter(std::nextafter(a, HUGE_VAL), HUGE_VAL);
+    if (r % 4 == 1)
+      b = std::nextafter(a, HUGE_VAL);
+    const double low = std::min(a, b), high = std::max(a, b);
+    for (std::uint64_t e = 0; e < 64; ++e) {
+      const rnd::Words4x32 w = rnd::philox_words(17, 3, e >> 1);
+      const double u = (e & 1) ? rnd::unit_uniform(w.w2, w.w3) : rnd::unit_uniform(w.w0, w.w1);
+      const double old = std::fma(high - low, u, low);
+      const double v = rnd::uniform_at(17, 3, e, low, high);
+      ASSERT_LT(v, high) << "[" << low << ", " << high << ") element " << e;
+      ASSERT_GE(v, low);
+      if (old < high)
+        ASSERT_EQ(bits(v), bits(old)) << "[" << low << ", " << high << ") element " << e;
+      else
+        ASSERT_EQ(v, std::nextafter(high, low));
+      clamped += old >= high;
+    }
+  }
+  EXPECT_GT(clamped, 100) << "the one-ulp ranges reach high about half the time";
+}
+
+// u = 1 (one word pair in 2^53) gives high itself without the clamp.
+TEST(Uniform, TheLargestUnitValueGivesTheLastValueBelowHigh) {
+  const rnd::UniformForm d = rnd::uniform_form<double>(-2.0, 3.0);
+  EXPECT_EQ(d.half_width, 2.5);
+  EXPECT_EQ(d.last, std::nextafter(3.0, 0.0));
+  EXPECT_EQ(rnd::uniform_value(d, rnd::twice_unit_uniform(0x001FFFFF, 0xFFFFFFFF)), d.last);
+  EXPECT_EQ(rnd::twice_unit_uniform(0x001FFFFF, 0xFFFFFFFF), 2.0);
+  EXPECT_EQ(rnd::twice_unit_uniform(0x12345678, 0xABCDEF),
+            2 * rnd::unit_uniform(0x12345678, 0xABCDEF));
+  // A float array's last value is a float: its samples round to at most that float.
+  const rnd::UniformForm f = rnd::uniform_form<float>(0.0, 1.0);
+  EXPECT_EQ(f.last, static_cast<double>(std::nextafter(1.0f, 0.0f)));
+  const double near_one = rnd::uniform_value(f, 2.0 - 0x1p-40);
+  EXPECT_EQ(static_cast<float>(near_one), std::nextafter(1.0f, 0.0f));
+  EXPECT_EQ(rnd::uniform_value(rnd::uniform_form<double>(0.0, 1.0), 2.0 - 0x1p-40), 1.0 - 0x1p-41);
+  // low == high: every value is low.
+  EXPECT_EQ(rnd::uniform_value(rnd::uniform_form<double>(4.0, 4.0), 1.3), 4.0);
+}
+
+// high - low overflows: the half width does not, and the values cover the range.
+TEST(Uniform, RangesWiderThanTheLargestDouble) {
+  const double max = std::numeric_limits<double>::max();
+  const rnd::UniformForm f = rnd::uniform_form<double>(-max, max);
+  EXPECT_EQ(f.half_width, max);
+  EXPECT_EQ(rnd::uniform_value(f, 1.0), 0.0);
+  EXPECT_EQ(rnd::uniform_value(f, 2.0), std::nextafter(max, 0.0));
+  EXPECT_EQ(rnd::uniform_value(f, 0x1p-52), -max + max * 0x1p-52);
+  const rnd::UniformForm g = rnd::uniform_form<double>(-1e308, 1e308);
+  EXPECT_EQ(g.half_width, 1e308);
+  double sum = 0;
+  for (std::uint64_t e = 0; e < 10000; ++e) {
+    const double v = rnd::uniform_at(8, 1, e, -1e308, 1e308);
+    ASSERT_TRUE(std::isfinite(v));
+    ASSERT_GE(v, -1e308);
+    ASSERT_LT(v, 1e308);
+    sum += v * 1e-308;
+  }
+  EXPECT_NEAR(sum / 10000, 0.0, 0.03); // 5 standard errors of sqrt(1/3 / n)
+}
+
 TEST(Integers, HandComputedLemireExamples) {
   EXPECT_EQ(rnd::integer_in(0, 0, 10), 0);
   EXPECT_EQ(rnd::integer_in(std::uint64_t{1} << 63, 0, 10), 5);
@@ -400,9 +474,10 @@ TEST(CpuKernels, UniformEqualsPerElement) {
   expect_kernel<double>(
       [](auto idx, double* out) { chunked::cpu::random_uniform(kSource, -1.0, 4.0, idx, out); },
       expected);
+  const rnd::UniformForm form = rnd::uniform_form<float>(-1.0, 4.0);
   expect_kernel<float>(
       [](auto idx, float* out) { chunked::cpu::random_uniform(kSource, -1.0, 4.0, idx, out); },
-      expected);
+      [&](std::uint64_t e) { return rnd::uniform_at(kSource.seed, kSource.stream, e, form); });
 }
 
 TEST(CpuKernels, IntegersEqualPerElement) {

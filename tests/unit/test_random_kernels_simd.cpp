@@ -174,18 +174,36 @@ TEST_P(RandomKernelsSimd, NormalFloatMatchesScalar) {
                    });
 }
 
+// Ordinary ranges, ranges one or two values wide (where the clamp to the last value below high
+// is taken often), and ranges whose width overflows a double.
 TEST_P(RandomKernelsSimd, UniformMatchesScalar) {
-  const double low = -2.0, high = 5.0;
-  check_all<double>([&](const RandomSource& src, auto idx,
-                        double* out) { random_uniform(src, low, high, idx, out); },
-                    [&](const RandomSource& src, std::uint64_t e) {
-                      return rnd::uniform_at(src.seed, src.stream, e, low, high);
-                    });
-  check_all<float>([&](const RandomSource& src, auto idx,
-                       float* out) { random_uniform(src, low, high, idx, out); },
-                   [&](const RandomSource& src, std::uint64_t e) {
-                     return static_cast<float>(rnd::uniform_at(src.seed, src.stream, e, low, high));
-                   });
+  const double max = std::numeric_limits<double>::max();
+  const std::pair<double, double> ranges[] = {{-2.0, 5.0},
+                                              {1.0, std::nextafter(1.0, 2.0)},
+                                              {-7.0, std::nextafter(std::nextafter(-7.0, 0), 0)},
+                                              {-1e308, 1e308},
+                                              {-max, max}};
+  for (auto [low, high] : ranges) {
+    SCOPED_TRACE("[" + std::to_string(low) + ", " + std::to_string(high) + ")");
+    const rnd::UniformForm form = rnd::uniform_form<double>(low, high);
+    check_all<double>([&](const RandomSource& src, auto idx,
+                          double* out) { random_uniform(src, low, high, idx, out); },
+                      [&](const RandomSource& src, std::uint64_t e) {
+                        return rnd::uniform_at(src.seed, src.stream, e, form);
+                      });
+  }
+  const float fmax = std::numeric_limits<float>::max();
+  const std::pair<float, float> ranges32[] = {
+      {-2.0f, 5.0f}, {1.0f, std::nextafter(1.0f, 2.0f)}, {-fmax, fmax}};
+  for (auto [low, high] : ranges32) {
+    SCOPED_TRACE("float [" + std::to_string(low) + ", " + std::to_string(high) + ")");
+    const rnd::UniformForm form = rnd::uniform_form<float>(low, high);
+    check_all<float>([&](const RandomSource& src, auto idx,
+                         float* out) { random_uniform(src, low, high, idx, out); },
+                     [&](const RandomSource& src, std::uint64_t e) {
+                       return static_cast<float>(rnd::uniform_at(src.seed, src.stream, e, form));
+                     });
+  }
 }
 
 TEST_P(RandomKernelsSimd, IntegersMatchScalar) {

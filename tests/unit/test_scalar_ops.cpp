@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 
 namespace {
@@ -97,6 +98,41 @@ TEST(PartialOps, MomentMergeEqualsTheTwoPassVariance) {
   // ddof past the count: 0 / 0 is NaN, x / 0 is inf.
   EXPECT_TRUE(std::isnan(s::variance_of(1, 0, 1)));
   EXPECT_TRUE(std::isinf(s::variance_of(2, 1.0, 3)));
+}
+
+// NumPy's two-pass results: the mean is the sum over the count, the variance NaN.
+TEST(PartialOps, MomentMergeOfNonFiniteStates) {
+  const double inf = std::numeric_limits<double>::infinity();
+  struct State {
+    double n = 0, mean = 0, m2 = 0;
+  };
+  const auto fold = [](std::initializer_list<double> xs) {
+    State st;
+    for (double x : xs)
+      s::merge_moments(st.n, st.mean, st.m2, 1, x, 0);
+    return st;
+  };
+  const State one_nan = fold({nan_v}), one_inf = fold({-inf});
+  EXPECT_TRUE(std::isnan(one_nan.m2));
+  EXPECT_TRUE(std::isnan(one_inf.m2));
+  EXPECT_EQ(one_inf.mean, -inf);
+  const State first = fold({inf, 2.0, 3.0}), later = fold({2.0, 3.0, inf, inf});
+  EXPECT_EQ(first.mean, inf);
+  EXPECT_EQ(later.mean, inf);
+  EXPECT_EQ(later.n, 4);
+  EXPECT_TRUE(std::isnan(first.m2) && std::isnan(later.m2));
+  EXPECT_TRUE(std::isnan(fold({inf, 1.0, -inf}).mean));
+  EXPECT_TRUE(std::isnan(fold({1.0, nan_v, inf}).mean));
+  // States merged as partials: a finite one does not move an infinite mean.
+  State a = fold({1.0, 5.0});
+  s::merge_moments(a.n, a.mean, a.m2, later.n, later.mean, later.m2);
+  EXPECT_EQ(a.n, 6);
+  EXPECT_EQ(a.mean, inf);
+  EXPECT_TRUE(std::isnan(s::variance_of(a.n, a.m2, 0)));
+  EXPECT_TRUE(std::isnan(s::variance_of(a.n, a.m2, 9)));
+  State b = later;
+  s::merge_moments(b.n, b.mean, b.m2, one_inf.n, one_inf.mean, one_inf.m2);
+  EXPECT_TRUE(std::isnan(b.mean));
 }
 
 } // namespace

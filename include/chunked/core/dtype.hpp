@@ -39,7 +39,7 @@ inline constexpr DType dtype_v = dtype_of<T>();
 constexpr std::size_t dtype_size(DType t) {
   switch (t) {
   case DType::bool_: return 1;
-  case DType::int32: return 4;
+  case DType::int32:
   case DType::float32: return 4;
   default: return 8;
   }

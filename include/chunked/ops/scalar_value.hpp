@@ -18,7 +18,7 @@ struct Scalar {
 enum class LeafKind : std::uint8_t {
   constant, ///< every element is `a`
   normal,   ///< DESIGN section 4 normal at flat index map(i): mean a.f, stddev b.f
-  uniform,  ///< uniform at flat index map(i) in [a.f, b.f)
+  uniform,  ///< uniform at flat index map(i) in [a.f, b.f) (random::uniform_form of the dtype)
   integers, ///< integers at flat index map(i) in [a.i, b.i)
   arange,   ///< a + map(i) * b: floats as one rounding, fma(double(map(i)), b.f, a.f), then
             ///< rounded to the dtype; integers in wrapping int64 arithmetic, then cast

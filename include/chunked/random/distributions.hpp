@@ -20,15 +20,23 @@
 /// - normal: cuRAND's double Box-Muller, u = (w0 ^ w1 << 21) 2^-53 + 2^-54,
 ///   v = (w2 ^ w3 << 21) 2^-52 + 2^-53, z_even = sqrt(-2 log u) sinpi(v),
 ///   z_odd = sqrt(-2 log u) cospi(v); the sample is fma(stddev, z, mean).
-/// - uniform: u = (w0 ^ w1 << 21) 2^-53 + 2^-54 for the even element, the same of (w2, w3) for the
-///   odd one, in (0, 1] (1 only for one word pair in 2^53); the sample is fma(high - low, u, low).
+/// - uniform on [low, high) (finite low <= high): u = (w0 ^ w1 << 21) 2^-53 + 2^-54 for the even
+///   element, the same of (w2, w3) for the odd one, in (0, 1] (1 for one word pair in 2^53). With
+///   w = (high - low) / 2 rounded (finite even where high - low overflows), the value is
+///   fma(w, 2u, low), low + (high - low) u rounded once: the bits of fma(high - low, u, low)
+///   wherever high - low is finite and at least 2^-1021. A value that reaches high (u = 1, a
+///   rounding up, or the rounding of a float array) becomes `last`, the largest value of the
+///   array's type below high, so every sample lies in [low, high) (all are low when low == high).
+///   `uniform_form` computes w and `last` once per array: no element takes a branch.
 /// - integers in [low, high): with w = w0 | w1 << 32 (even) or w2 | w3 << 32 (odd) and
-///   n = high - low, low + floor(w n / 2^64) (Lemire's multiply-shift, no rejection).
+///   n = high - low as uint64 (so the whole int64 range works), low + floor(w n / 2^64) (Lemire's
+///   multiply-shift, no rejection).
 ///
-/// float samples are the double samples rounded; int32 samples are the int64 samples of the same
-/// [low, high), which lie in int32's range. On the device the math is CUDA's own (`sincospi`,
-/// `log`, `sqrt`), so words and normals are those of cuRAND's `curand_normal2_double` on
-/// `curandStatePhilox4_32_10_t`; on the host `sincospi` and `cuda_log` reproduce CUDA's algorithms.
+/// float samples are the double samples rounded (a uniform one after its `last` of float); int32
+/// samples are the int64 samples of the same [low, high), which lie in int32's range. On the
+/// device the math is CUDA's own (`sincospi`, `log`, `sqrt`), so words and normals are those of
+/// cuRAND's `curand_normal2_double` on `curandStatePhilox4_32_10_t`; on the host `sincospi` and
+/// `cuda_log` reproduce CUDA's algorithms.
 ///
 /// @code
 /// using namespace chunked::random;
@@ -126,6 +134,59 @@ CHUNKED_HD CHUNKED_FORCEINLINE double unit_uniform(u32_t lo, u32_t hi) {
   return static_cast<double>(detail::bits53(lo, hi)) * 0x1p-53 + 0x1p-54;
 }
 
+/// (lo ^ hi << 21) 2^-52 + 2^-53: exactly 2 unit_uniform(lo, hi), in (0, 2] (scaling by 2 commutes
+/// with the one rounding). Box-Muller's angle, and the factor of a uniform's half width.
+CHUNKED_HD CHUNKED_FORCEINLINE double twice_unit_uniform(u32_t lo, u32_t hi) {
+  return static_cast<double>(detail::bits53(lo, hi)) * 0x1p-52 + 0x1p-53;
+}
+
+/// The constants of a uniform array of element type T (float or double) on [low, high), which
+/// every element's value takes (uniform_value): computed once per array, off the element loops.
+struct UniformForm {
+  double low;        ///< the array's low
+  double half_width; ///< (high - low) / 2, rounded; finite where high - low overflows
+  double last;       ///< the largest T below high (high when low == high), as a double
+};
+
+namespace detail {
+
+/// std::nextafter(x, to) in T's precision, as a double.
+template <class T> CHUNKED_HD CHUNKED_FORCEINLINE double next_toward(double x, double to) {
+#if CHUNKED_DEVICE_CODE
+  if constexpr (sizeof(T) == sizeof(float))
+    return static_cast<double>(::nextafterf(static_cast<float>(x), static_cast<float>(to)));
+  else
+    return ::nextafter(x, to);
+#else
+  if constexpr (sizeof(T) == sizeof(float))
+    return static_cast<double>(std::nextafter(static_cast<float>(x), static_cast<float>(to)));
+  else
+    return std::nextafter(x, to);
+#endif
+}
+
+} // namespace detail
+
+/// The form of `Generator::uniform<T>(..., low, high)`; requires finite low <= high (of T).
+/// The half width is 0.5 (high - low) when that difference is finite (an exact halving unless it
+/// is below 2^-1021), else 0.5 high - 0.5 low, which cannot overflow.
+template <class T>
+CHUNKED_HD CHUNKED_FORCEINLINE UniformForm uniform_form(double low, double high) {
+  static_assert(sizeof(T) == sizeof(float) || sizeof(T) == sizeof(double),
+                "uniform_form needs float or double");
+  const double width = high - low;
+  const double half = width - width == 0.0 ? 0.5 * width : 0.5 * high - 0.5 * low;
+  return {low, half, detail::next_toward<T>(high, low)};
+}
+
+/// The value of `f` from twice_u = 2u in (0, 2]: low + (high - low) u rounded once, as
+/// fma(half_width, 2u, low), then `last` where it reaches high. Casting it to T is exact where
+/// it is `last`, so the sample of a float array is this value rounded, never high.
+CHUNKED_HD CHUNKED_FORCEINLINE double uniform_value(const UniformForm& f, double twice_u) {
+  const double v = detail::fused_mul_add(f.half_width, twice_u, f.low);
+  return v < f.last ? v : f.last;
+}
+
 /// Two uniform doubles in (0, 1] from one block: (w0, w1) and (w2, w3).
 CHUNKED_HD CHUNKED_FORCEINLINE Pair<double> unit_uniform_pair(Words4x32 w) {
   return {unit_uniform(w.w0, w.w1), unit_uniform(w.w2, w.w3)};
@@ -134,7 +195,7 @@ CHUNKED_HD CHUNKED_FORCEINLINE Pair<double> unit_uniform_pair(Words4x32 w) {
 /// Two standard normals from one block by cuRAND's double Box-Muller transform.
 CHUNKED_HD CHUNKED_FORCEINLINE Pair<double> standard_normal_pair(Words4x32 w) {
   const double u = unit_uniform(w.w0, w.w1);
-  const double v = static_cast<double>(detail::bits53(w.w2, w.w3)) * 0x1p-52 + 0x1p-53;
+  const double v = twice_unit_uniform(w.w2, w.w3);
   const double radius = detail::sqrt_of(-2.0 * detail::log_of(u));
   double s = 0.0;
   double c = 0.0;
@@ -163,12 +224,19 @@ CHUNKED_HD CHUNKED_FORCEINLINE Pair<double> normal_pair(u64_t seed, u64_t stream
   return {detail::fused_mul_add(stddev, z.even, mean), detail::fused_mul_add(stddev, z.odd, mean)};
 }
 
-/// Elements 2 `block` and 2 `block` + 1 of a uniform array on [low, high].
+/// Elements 2 `block` and 2 `block` + 1 of a uniform array of form `f` (see uniform_form), as
+/// doubles (a float array rounds them).
+CHUNKED_HD CHUNKED_FORCEINLINE Pair<double> uniform_pair(u64_t seed, u64_t stream, u64_t block,
+                                                         const UniformForm& f) {
+  const Words4x32 w = philox_words(seed, stream, block);
+  return {uniform_value(f, twice_unit_uniform(w.w0, w.w1)),
+          uniform_value(f, twice_unit_uniform(w.w2, w.w3))};
+}
+
+/// Elements 2 `block` and 2 `block` + 1 of `Generator(seed).uniform<double>(..., low, high)`.
 CHUNKED_HD CHUNKED_FORCEINLINE Pair<double> uniform_pair(u64_t seed, u64_t stream, u64_t block,
                                                          double low, double high) {
-  const Pair<double> u = unit_uniform_pair(philox_words(seed, stream, block));
-  const double width = high - low;
-  return {detail::fused_mul_add(width, u.even, low), detail::fused_mul_add(width, u.odd, low)};
+  return uniform_pair(seed, stream, block, uniform_form<double>(low, high));
 }
 
 /// Elements 2 `block` and 2 `block` + 1 of an integer array on [low, high).
@@ -181,7 +249,7 @@ CHUNKED_HD CHUNKED_FORCEINLINE Pair<i64_t> integers_pair(u64_t seed, u64_t strea
 /// (cospi) for odd ones; the same bits as the matching half of standard_normal_pair.
 CHUNKED_HD CHUNKED_FORCEINLINE double standard_normal_of(Words4x32 w, bool odd) {
   const double u = unit_uniform(w.w0, w.w1);
-  const double v = static_cast<double>(detail::bits53(w.w2, w.w3)) * 0x1p-52 + 0x1p-53;
+  const double v = twice_unit_uniform(w.w2, w.w3);
   const double radius = detail::sqrt_of(-2.0 * detail::log_of(u));
   return detail::sincospi_half(v, odd) * radius;
 }
@@ -194,12 +262,21 @@ CHUNKED_HD CHUNKED_FORCEINLINE double normal_at(u64_t seed, u64_t stream, u64_t 
   return detail::fused_mul_add(stddev, z, mean);
 }
 
-/// Element `e` of stream `stream` of `Generator(seed).uniform(..., low, high)`.
+/// Element `e` of stream `stream` of a uniform array of form `f`, as a double (a float array
+/// rounds it): `static_cast<float>(uniform_at(seed, s, e, uniform_form<float>(low, high)))` is
+/// element e of `Generator(seed).uniform<float>(..., low, high)` of stream s.
+CHUNKED_HD CHUNKED_FORCEINLINE double uniform_at(u64_t seed, u64_t stream, u64_t e,
+                                                 const UniformForm& f) {
+  const Words4x32 w = philox_words(seed, stream, block_of(e));
+  const double twice_u =
+      (e & 1u) != 0 ? twice_unit_uniform(w.w2, w.w3) : twice_unit_uniform(w.w0, w.w1);
+  return uniform_value(f, twice_u);
+}
+
+/// Element `e` of stream `stream` of `Generator(seed).uniform<double>(..., low, high)`.
 CHUNKED_HD CHUNKED_FORCEINLINE double uniform_at(u64_t seed, u64_t stream, u64_t e, double low,
                                                  double high) {
-  const Words4x32 w = philox_words(seed, stream, block_of(e));
-  const double u = (e & 1u) != 0 ? unit_uniform(w.w2, w.w3) : unit_uniform(w.w0, w.w1);
-  return detail::fused_mul_add(high - low, u, low);
+  return uniform_at(seed, stream, e, uniform_form<double>(low, high));
 }
 
 /// Element `e` of stream `stream` of `Generator(seed).integers(..., low, high)`; requires low <

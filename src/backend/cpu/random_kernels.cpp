@@ -137,13 +137,11 @@ void normal_impl(const RandomSource& src, double mean, double stddev, Idx idx, T
 }
 
 template <class Idx, class T>
-void uniform_impl(const RandomSource& src, double low, double high, Idx idx, T* out) {
-  const auto one = [&](std::uint64_t e) {
-    return rnd::uniform_at(src.seed, src.stream, e, low, high);
-  };
+void uniform_impl(const RandomSource& src, const rnd::UniformForm& form, Idx idx, T* out) {
+  const auto one = [&](std::uint64_t e) { return rnd::uniform_at(src.seed, src.stream, e, form); };
   if constexpr (std::is_same_v<Idx, IndexRun>) {
     const auto pair = [&](std::uint64_t block) {
-      return rnd::uniform_pair(src.seed, src.stream, block, low, high);
+      return rnd::uniform_pair(src.seed, src.stream, block, form);
     };
     fill_run(idx, out, pair, one);
   } else {
@@ -168,13 +166,13 @@ void integers_impl(const RandomSource& src, std::int64_t low, std::int64_t high,
 
 // The vector kernels when an instruction set is active (broadcasts excepted: they compute one
 // value), else the scalar reference path.
-template <class Entry, class Param, class Idx, class T, class Scalar>
+template <class Entry, class Idx, class T, class Scalar, class... Params>
 void dispatch(Entry simd::RandomKernelTable::*entry, const Scalar& scalar, const RandomSource& src,
-              Param a, Param b, Idx idx, T* out) {
+              Idx idx, T* out, const Params&... params) {
   if (const auto* table = vector_kernels(idx)) {
-    (table->*entry)(src, a, b, idx, out);
+    (table->*entry)(src, params..., idx, out);
   } else {
-    scalar(src, a, b, idx, out);
+    scalar(src, params..., idx, out);
   }
 }
 
@@ -214,56 +212,56 @@ bool set_simd_isa(SimdIsa isa) noexcept {
 }
 
 void random_normal(const RandomSource& src, double a, double b, IndexRun idx, double* out) {
-  dispatch(&simd::RandomKernelTable::normal_run_f64, normal_impl<IndexRun, double>, src, a, b, idx,
-           out);
+  dispatch(&simd::RandomKernelTable::normal_run_f64, normal_impl<IndexRun, double>, src, idx, out,
+           a, b);
 }
 void random_normal(const RandomSource& src, double a, double b, IndexRun idx, float* out) {
-  dispatch(&simd::RandomKernelTable::normal_run_f32, normal_impl<IndexRun, float>, src, a, b, idx,
-           out);
+  dispatch(&simd::RandomKernelTable::normal_run_f32, normal_impl<IndexRun, float>, src, idx, out, a,
+           b);
 }
 void random_normal(const RandomSource& src, double a, double b, IndexList idx, double* out) {
-  dispatch(&simd::RandomKernelTable::normal_list_f64, normal_impl<IndexList, double>, src, a, b,
-           idx, out);
+  dispatch(&simd::RandomKernelTable::normal_list_f64, normal_impl<IndexList, double>, src, idx, out,
+           a, b);
 }
 void random_normal(const RandomSource& src, double a, double b, IndexList idx, float* out) {
-  dispatch(&simd::RandomKernelTable::normal_list_f32, normal_impl<IndexList, float>, src, a, b, idx,
-           out);
+  dispatch(&simd::RandomKernelTable::normal_list_f32, normal_impl<IndexList, float>, src, idx, out,
+           a, b);
 }
 void random_uniform(const RandomSource& src, double a, double b, IndexRun idx, double* out) {
-  dispatch(&simd::RandomKernelTable::uniform_run_f64, uniform_impl<IndexRun, double>, src, a, b,
-           idx, out);
+  dispatch(&simd::RandomKernelTable::uniform_run_f64, uniform_impl<IndexRun, double>, src, idx, out,
+           rnd::uniform_form<double>(a, b));
 }
 void random_uniform(const RandomSource& src, double a, double b, IndexRun idx, float* out) {
-  dispatch(&simd::RandomKernelTable::uniform_run_f32, uniform_impl<IndexRun, float>, src, a, b, idx,
-           out);
+  dispatch(&simd::RandomKernelTable::uniform_run_f32, uniform_impl<IndexRun, float>, src, idx, out,
+           rnd::uniform_form<float>(a, b));
 }
 void random_uniform(const RandomSource& src, double a, double b, IndexList idx, double* out) {
-  dispatch(&simd::RandomKernelTable::uniform_list_f64, uniform_impl<IndexList, double>, src, a, b,
-           idx, out);
+  dispatch(&simd::RandomKernelTable::uniform_list_f64, uniform_impl<IndexList, double>, src, idx,
+           out, rnd::uniform_form<double>(a, b));
 }
 void random_uniform(const RandomSource& src, double a, double b, IndexList idx, float* out) {
-  dispatch(&simd::RandomKernelTable::uniform_list_f32, uniform_impl<IndexList, float>, src, a, b,
-           idx, out);
+  dispatch(&simd::RandomKernelTable::uniform_list_f32, uniform_impl<IndexList, float>, src, idx,
+           out, rnd::uniform_form<float>(a, b));
 }
 void random_integers(const RandomSource& src, std::int64_t a, std::int64_t b, IndexRun idx,
                      std::int64_t* out) {
   dispatch(&simd::RandomKernelTable::integers_run_i64, integers_impl<IndexRun, std::int64_t>, src,
-           a, b, idx, out);
+           idx, out, a, b);
 }
 void random_integers(const RandomSource& src, std::int32_t a, std::int32_t b, IndexRun idx,
                      std::int32_t* out) {
   dispatch(&simd::RandomKernelTable::integers_run_i32, integers_impl<IndexRun, std::int32_t>, src,
-           a, b, idx, out);
+           idx, out, a, b);
 }
 void random_integers(const RandomSource& src, std::int64_t a, std::int64_t b, IndexList idx,
                      std::int64_t* out) {
   dispatch(&simd::RandomKernelTable::integers_list_i64, integers_impl<IndexList, std::int64_t>, src,
-           a, b, idx, out);
+           idx, out, a, b);
 }
 void random_integers(const RandomSource& src, std::int32_t a, std::int32_t b, IndexList idx,
                      std::int32_t* out) {
   dispatch(&simd::RandomKernelTable::integers_list_i32, integers_impl<IndexList, std::int32_t>, src,
-           a, b, idx, out);
+           idx, out, a, b);
 }
 
 void standard_normal_blocks(const random::Words4x32* words, index_t n, double* even, double* odd) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "chunked/backend/cpu/random_kernels.hpp"
+#include "chunked/random/distributions.hpp"
 
 namespace chunked::cpu::simd {
 
@@ -15,10 +16,11 @@ struct RandomKernelTable {
   void (*normal_run_f32)(const RandomSource&, double, double, IndexRun, float*);
   void (*normal_list_f64)(const RandomSource&, double, double, IndexList, double*);
   void (*normal_list_f32)(const RandomSource&, double, double, IndexList, float*);
-  void (*uniform_run_f64)(const RandomSource&, double, double, IndexRun, double*);
-  void (*uniform_run_f32)(const RandomSource&, double, double, IndexRun, float*);
-  void (*uniform_list_f64)(const RandomSource&, double, double, IndexList, double*);
-  void (*uniform_list_f32)(const RandomSource&, double, double, IndexList, float*);
+  // Uniform kernels take the array's form (random::uniform_form), computed by the caller.
+  void (*uniform_run_f64)(const RandomSource&, const random::UniformForm&, IndexRun, double*);
+  void (*uniform_run_f32)(const RandomSource&, const random::UniformForm&, IndexRun, float*);
+  void (*uniform_list_f64)(const RandomSource&, const random::UniformForm&, IndexList, double*);
+  void (*uniform_list_f32)(const RandomSource&, const random::UniformForm&, IndexList, float*);
   void (*integers_run_i64)(const RandomSource&, std::int64_t, std::int64_t, IndexRun,
                            std::int64_t*);
   void (*integers_run_i32)(const RandomSource&, std::int64_t, std::int64_t, IndexRun,

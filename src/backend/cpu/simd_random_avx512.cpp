@@ -56,6 +56,8 @@ struct Avx512 {
   CHUNKED_SIMD_OP D mul(D a, D b) { return _mm512_mul_pd(a, b); }
   CHUNKED_SIMD_OP D div(D a, D b) { return _mm512_div_pd(a, b); }
   CHUNKED_SIMD_OP D sqrt(D a) { return _mm512_sqrt_pd(a); }
+  // a < b ? a : b per lane (MINPD), as the scalar code's select.
+  CHUNKED_SIMD_OP D min(D a, D b) { return _mm512_min_pd(a, b); }
   CHUNKED_SIMD_OP D fmadd(D a, D b, D c) { return _mm512_fmadd_pd(a, b, c); }
   CHUNKED_SIMD_OP D fnmadd(D a, D b, D c) { return _mm512_fnmadd_pd(a, b, c); }
   CHUNKED_SIMD_OP D round_even(D a) {

@@ -96,6 +96,11 @@ template <class V> struct RandomSimd {
     return V::add(V::mul(bits53(lo, hi), V::set_d(0x1p-53)), V::set_d(0x1p-54));
   }
 
+  // The scalar `twice_unit_uniform`, likewise.
+  static D twice_unit_uniform(U lo, U hi) {
+    return V::add(V::mul(bits53(lo, hi), V::set_d(0x1p-52)), V::set_d(0x1p-53));
+  }
+
   // CUDA's log for positive normal finite x (every u of Box-Muller is in [2^-54, 1]), step by
   // step as `chunked::random::cuda_log`.
   static D log(D x) {
@@ -180,7 +185,7 @@ template <class V> struct RandomSimd {
   // Box-Muller of one block per lane: z for the even element and for the odd one.
   static void standard_normal(const Words& w, D& even, D& odd) {
     const D u = unit_uniform(w.w0, w.w1);
-    const D v = V::add(V::mul(bits53(w.w2, w.w3), V::set_d(0x1p-52)), V::set_d(0x1p-53));
+    const D v = twice_unit_uniform(w.w2, w.w3);
     const D radius = V::sqrt(V::mul(V::set_d(-2.0), log(u)));
     D s;
     D c;
@@ -210,21 +215,24 @@ template <class V> struct RandomSimd {
     }
   };
 
+  // The scalar `uniform_value`: min(v, last) is `v < last ? v : last` (no NaN can occur).
   struct Uniform {
     using Out = D;
     D low;
-    D width;
-    Uniform(double lo, double hi) : low(V::set_d(lo)), width(V::set_d(hi - lo)) {}
+    D half_width;
+    D last;
+    explicit Uniform(const random::UniformForm& f)
+        : low(V::set_d(f.low)), half_width(V::set_d(f.half_width)), last(V::set_d(f.last)) {}
+    D value(D twice_u) const { return V::min(V::fmadd(half_width, twice_u, low), last); }
     void pair(const Philox& p, U block, D& even, D& odd) const {
       const Words w = philox(p, block);
-      even = V::fmadd(width, unit_uniform(w.w0, w.w1), low);
-      odd = V::fmadd(width, unit_uniform(w.w2, w.w3), low);
+      even = value(twice_unit_uniform(w.w0, w.w1));
+      odd = value(twice_unit_uniform(w.w2, w.w3));
     }
     D one(const Philox& p, U e) const {
       const Words w = philox(p, V::template shr<1>(e));
       const M odd = V::odd(e);
-      const D u = unit_uniform(V::select(odd, w.w2, w.w0), V::select(odd, w.w3, w.w1));
-      return V::fmadd(width, u, low);
+      return value(twice_unit_uniform(V::select(odd, w.w2, w.w0), V::select(odd, w.w3, w.w1)));
     }
   };
 
@@ -315,6 +323,7 @@ template <class V> struct RandomSimd {
     const std::uint64_t end = first + static_cast<std::uint64_t>(idx.count);
     std::uint64_t block = first >> 1;
     const std::uint64_t block_end = (end + 1) >> 1;
+    constexpr std::uint64_t group = std::uint64_t{2} * width; // elements per group of blocks
     U blocks = V::add(V::lanes(), V::set_u(block));
     for (; block < block_end; block += width, blocks = V::add(blocks, V::set_u(width))) {
       typename Dist::Out even;
@@ -324,7 +333,7 @@ template <class V> struct RandomSimd {
       typename Dist::Out hi;
       V::interleave(even, odd, lo, hi);
       const std::uint64_t e = 2 * block;
-      if (e >= first && e + 2 * width <= end) {
+      if (e >= first && e + group <= end) {
         V::store(out + (e - first), lo);
         V::store(out + (e - first) + width, hi);
       } else {
@@ -332,7 +341,7 @@ template <class V> struct RandomSimd {
         V::store(both, lo);
         V::store(both + width, hi);
         const std::uint64_t from = e > first ? e : first;
-        const std::uint64_t to = e + 2 * width < end ? e + 2 * width : end;
+        const std::uint64_t to = e + group < end ? e + group : end;
         for (std::uint64_t j = from; j < to; ++j) {
           out[j - first] = both[j - e];
         }
@@ -366,8 +375,8 @@ template <class V> struct RandomSimd {
     run(src, Normal(mean, stddev), idx, out);
   }
   template <class Idx, class T>
-  static void uniform(const RandomSource& src, double low, double high, Idx idx, T* out) {
-    run(src, Uniform(low, high), idx, out);
+  static void uniform(const RandomSource& src, const random::UniformForm& form, Idx idx, T* out) {
+    run(src, Uniform(form), idx, out);
   }
   template <class Idx, class T>
   static void integers(const RandomSource& src, std::int64_t low, std::int64_t high, Idx idx,

@@ -4,6 +4,7 @@
 #include <chunked/core/error.hpp>
 #include <chunked/plan/op_types.hpp>
 #include <chunked/plan/partial.hpp>
+#include <chunked/random/distributions.hpp>
 
 #include <fmt/format.h>
 
@@ -366,6 +367,14 @@ kernel::ProgramArgs make_args(const BlockProgram& p, const void* const* inputs, 
     copy_map(leaf.map, k.map);
     k.af = leaf.a.f;
     k.bf = leaf.b.f;
+    if (leaf.kind == LeafKind::uniform) {
+      const random::UniformForm form = leaf.dtype == DType::float32
+                                           ? random::uniform_form<float>(leaf.a.f, leaf.b.f)
+                                           : random::uniform_form<double>(leaf.a.f, leaf.b.f);
+      k.af = form.low;
+      k.bf = form.half_width;
+      k.cf = form.last;
+    }
     k.ai = leaf.a.i;
     k.bi = leaf.b.i;
     k.seed = leaf.seed;

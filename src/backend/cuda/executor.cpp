@@ -170,7 +170,8 @@ void wait_for(cudaStream_t stream, const Event& event, int device) {
 
 class CudaExecutor final : public runtime::TaskExecutor {
 public:
-  CudaExecutor(const plan::Plan& plan, std::vector<int> devices, const ComputeOptions& options)
+  CudaExecutor(const plan::Plan& plan, const std::vector<int>& devices,
+               const ComputeOptions& options)
       : plan_(plan), outputs_(plan.tasks.size()), worker_(plan.tasks.size(), 0),
         done_(plan.tasks.size()), stream_of_(plan.tasks.size(), nullptr),
         consumers_(plan.tasks.size()) {
@@ -199,7 +200,7 @@ public:
       for (plan::TaskId dep : plan_.deps[t])
         consumers_[dep].push_back(static_cast<plan::TaskId>(t));
     for (const plan::Destination& dst : plan_.destinations)
-      pinned_destination_.push_back(is_pinned(dst.data));
+      pinned_destination_.push_back(static_cast<char>(is_pinned(dst.data)));
   }
 
   /// After a failure: lets the work already queued finish before its buffers are freed, and

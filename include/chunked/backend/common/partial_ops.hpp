@@ -74,11 +74,26 @@ template <bool Max, class V> CHUNKED_SCALAR bool arg_better(V va, i64 ia, V vb, 
 
 /// Chan et al.'s merge of (count, mean, M2) states: (n, mean, m2), the earlier blocks, absorbs
 /// (nb, mb, m2b). A single element x is the state (1, x, 0).
-CHUNKED_SCALAR void merge_moments(double& n, double& mean, double& m2, double nb, double mb,
-                                  double m2b) {
+///
+/// Data holding an infinity or a NaN get NumPy's two-pass results: the mean is the sum over the
+/// count, so +inf or -inf where infinities of one sign meet finite values and NaN where both
+/// signs or a NaN do; the variance is NaN (some x - mean is inf - inf or NaN), whatever the count
+/// and ddof. Chan's update cannot carry this (its delta is inf - inf when an infinite mean meets
+/// another), so a state whose mean is not finite is merged here instead: the means add (a finite
+/// one does not move an infinite one) and M2 is NaN. Every partial state of both backends, and
+/// every fast loop's fallback, goes through this merge, so every chunking agrees; finite states
+/// take the branch not taken and keep their bits.
+CHUNKED_HD CHUNKED_FORCEINLINE void merge_moments(double& n, double& mean, double& m2, double nb,
+                                                  double mb, double m2b) {
   const double na = n;
   if (nb == 0)
     return;
+  if (!(op_isfinite(mean) && op_isfinite(mb))) {
+    mean = na == 0 ? mb : mean + mb;
+    m2 = quiet_nan<double>();
+    n = na + nb;
+    return;
+  }
   if (na == 0) {
     n = nb;
     mean = mb;

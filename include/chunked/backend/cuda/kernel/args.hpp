@@ -24,10 +24,11 @@ struct Map {
 };
 
 /// The constants of one leaf; which members matter depends on the leaf kind, which the generated
-/// code knows.
+/// code knows. A uniform leaf holds its random::UniformForm in af, bf and cf (low, half width,
+/// last), computed once on the host; other leaves hold their plan::Leaf's a and b.
 struct LeafArgs {
   Map map;
-  double af, bf;
+  double af, bf, cf;
   i64 ai, bi;
   u64 seed, stream;
   const void* data;

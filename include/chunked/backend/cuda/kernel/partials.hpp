@@ -117,8 +117,10 @@ template <class Acc> struct Folder {
 /// then merge each run's (count, mean, M2) into the state: two additions and a multiply-add per
 /// element instead of a division each. Shifting by an element of the run bounds the rounding of
 /// the run's M2 = s2 - s1 * s1 / c to about (c + 1) ulp of itself, as that element's own
-/// deviation is part of M2. NaN propagates, and an infinite element makes the moments NaN (the
-/// variance of data holding one is NaN in NumPy too).
+/// deviation is part of M2. A run holding an infinity or a NaN must leave its NumPy mean (+inf,
+/// -inf or NaN: the sum of its non-finite elements) for scalar::merge_moments, which makes M2 NaN:
+/// with an infinite shift every offset would be NaN, so a non-finite first element shifts by 0
+/// instead, and the infinities then reach s1 with their signs (s1 / c is their sum's sign).
 template <> struct Folder<MomentsAcc> {
   static constexpr int run = 32;
   MomentsAcc acc;
@@ -127,7 +129,7 @@ template <> struct Folder<MomentsAcc> {
   static CHUNKED_KD Folder start() { return {MomentsAcc::identity(), 0.0, 0.0, 0.0, 0}; }
   template <class T> CHUNKED_KD void add(T x, i64) {
     const double v = static_cast<double>(x);
-    shift = count == 0 ? v : shift;
+    shift = count == 0 ? (scalar::op_isfinite(v) ? v : 0.0) : shift;
     const double d = v - shift;
     s1 += d;
     s2 = __fma_rn(d, d, s2);

@@ -92,9 +92,9 @@ CHUNKED_KD double normal_sample(const LeafArgs& l, i64 flat) {
 CHUNKED_KD double uniform_sample(const LeafArgs& l, i64 flat) {
   const u64 e = static_cast<u64>(flat);
   const random::Words4x32 w = philox_block(l.seed, l.stream, e >> 1);
-  const double u =
-      (e & 1u) != 0 ? random::unit_uniform(w.w2, w.w3) : random::unit_uniform(w.w0, w.w1);
-  return random::detail::fused_mul_add(l.bf - l.af, u, l.af);
+  const double twice_u = (e & 1u) != 0 ? random::twice_unit_uniform(w.w2, w.w3)
+                                       : random::twice_unit_uniform(w.w0, w.w1);
+  return random::uniform_value({l.af, l.bf, l.cf}, twice_u);
 }
 CHUNKED_KD i64 integers_sample(const LeafArgs& l, i64 flat) {
   const u64 e = static_cast<u64>(flat);
