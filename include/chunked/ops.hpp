@@ -50,6 +50,23 @@ constexpr ops::OpCode bool_aware(ops::OpCode op) {
   return op;
 }
 
+/// The operator class of a binary operation of the table: its promotion and result rule.
+constexpr OpClass op_class(ops::OpCode op) {
+  if (ops::op_domain(op) == ops::Domain::floating)
+    return OpClass::true_divide;
+  if (ops::op_info(op).result == ops::ResultRule::boolean)
+    return OpClass::comparison;
+  return ops::op_domain(op) == ops::Domain::integral ? OpClass::bitwise : OpClass::arithmetic;
+}
+
+/// Unary operation `Op` of the table on x, computed in the dtype the table gives for x's (double
+/// for integer and bool arrays of floating operations) and giving the table's result dtype.
+template <ops::OpCode Op, class T, class B> auto unary_op(const ChunkedArray<T, B>& x) {
+  constexpr DType compute = ops::op_compute_dtype(Op, dtype_v<T>);
+  constexpr DType result = ops::op_result_dtype(Op, compute);
+  return ChunkedArray<dtype_type_t<result>, B>(unary(Op, compute, result, x.node()));
+}
+
 template <OpClass C, class A, class B, class Bk>
 auto apply(ops::OpCode op, const ChunkedArray<A, Bk>& a, const ChunkedArray<B, Bk>& b) {
   using P = promote_t<A, B>;
@@ -168,10 +185,8 @@ ChunkedArray<T, B> abs(const ChunkedArray<T, B>& x) {
 
 /// Transcendental functions: floating arrays keep their type, others compute in double.
 #define CHUNKED_DEFINE_MATH_FUNCTION(NAME)                                                         \
-  template <class T, class B>                                                                      \
-  ChunkedArray<detail::float_t<T>, B> NAME(const ChunkedArray<T, B>& x) {                          \
-    using R = detail::float_t<T>;                                                                  \
-    return ChunkedArray<R, B>(detail::unary(ops::OpCode::NAME, dtype_v<R>, dtype_v<R>, x.node())); \
+  template <class T, class B> auto NAME(const ChunkedArray<T, B>& x) {                             \
+    return detail::unary_op<ops::OpCode::NAME>(x);                                                 \
   }
 CHUNKED_DEFINE_MATH_FUNCTION(sqrt)
 CHUNKED_DEFINE_MATH_FUNCTION(exp)
@@ -184,13 +199,12 @@ CHUNKED_DEFINE_MATH_FUNCTION(tan)
 CHUNKED_DEFINE_MATH_FUNCTION(tanh)
 #undef CHUNKED_DEFINE_MATH_FUNCTION
 
-template <class T, class B>
-ChunkedArray<bool, B> isnan(const ChunkedArray<T, B>& x) {
-  return ChunkedArray<bool, B>(detail::unary(ops::OpCode::isnan, dtype_v<T>, DType::bool_, x.node()));
+/// Whether x is NaN; whether it is finite (neither NaN nor infinite). Every type; bool results.
+template <class T, class B> auto isnan(const ChunkedArray<T, B>& x) {
+  return detail::unary_op<ops::OpCode::isnan>(x);
 }
-template <class T, class B>
-ChunkedArray<bool, B> isfinite(const ChunkedArray<T, B>& x) {
-  return ChunkedArray<bool, B>(detail::unary(ops::OpCode::isfinite, dtype_v<T>, DType::bool_, x.node()));
+template <class T, class B> auto isfinite(const ChunkedArray<T, B>& x) {
+  return detail::unary_op<ops::OpCode::isfinite>(x);
 }
 
 /// clip(x, lo, hi) = minimum(maximum(x, lo), hi); bounds are arrays or scalars.

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Per-element semantics of every elementwise OpCode and cast, shared by the CPU and CUDA backends.
+// What every elementwise operation computes on one element: the one definition both backends use.
 #pragma once
 
 // Compiled by the host compiler, by nvcc and by NVRTC (which has no standard headers): no standard
 // header under NVRTC, and math goes through overloads that pick CUDA's functions on the device.
 #include "chunked/core/host_device.hpp"
+#include "chunked/ops/elementwise_table.hpp"
+#include "chunked/ops/op_code.hpp"
 
 #if !CHUNKED_RTC
 #include <cmath>
@@ -12,10 +14,11 @@
 #endif
 
 /// @file
-/// One function per operation, templated on the element type (bool, int, long, long long, float
-/// or double). This header is the single definition of what an operation computes: the CPU tile
-/// interpreter calls these functions in its loops and the CUDA code generator emits calls to them,
-/// so both backends give bit-identical results for the integer and IEEE-exact operations.
+/// One function `op_<name>` per row of the operation table (elementwise_table.hpp), templated on
+/// the element type (bool, int, long, long long, float or double), and `apply<OpCode>` to call
+/// the one of a row. This header is the single definition of what an operation computes: the CPU
+/// tile interpreter calls these functions in its loops and the CUDA code generator emits calls to
+/// them, so both backends give bit-identical results for the integer and IEEE-exact operations.
 ///
 /// They are written so that a loop calling them compiles to branch-free, vectorisable code, and so
 /// that no input (NaN, infinities, INT64_MIN, zero divisors) has undefined behaviour: integer
@@ -325,6 +328,38 @@ template <class T> CHUNKED_SCALAR T op_bit_xor(T a, T b) {
     return a != b;
   else
     return static_cast<T>(a ^ b);
+}
+
+// ---- Comparisons and selection ----------------------------------------------------------------
+
+template <class T> CHUNKED_SCALAR bool op_eq(T a, T b) { return a == b; }
+template <class T> CHUNKED_SCALAR bool op_ne(T a, T b) { return a != b; }
+template <class T> CHUNKED_SCALAR bool op_lt(T a, T b) { return a < b; }
+template <class T> CHUNKED_SCALAR bool op_le(T a, T b) { return a <= b; }
+template <class T> CHUNKED_SCALAR bool op_gt(T a, T b) { return a > b; }
+template <class T> CHUNKED_SCALAR bool op_ge(T a, T b) { return a >= b; }
+
+/// where(c, a, b): a where c holds, else b.
+template <class T> CHUNKED_SCALAR T op_where(bool c, T a, T b) { return c ? a : b; }
+
+/// A cast's result type is its instruction's, not its operand's: casts go through cast_value<To>,
+/// and asking apply for one is an error.
+template <class T> void op_cast(T) = delete;
+
+// ---- Every operation by its OpCode -------------------------------------------------------------
+
+template <ops::OpCode> inline constexpr bool no_such_op = false;
+
+/// `scalar::op_<name>(args...)` of the table row of Op: how the CPU's loops call an operation
+/// whose code they know at compile time.
+template <ops::OpCode Op, class... A> CHUNKED_SCALAR auto apply(A... args) {
+#define CHUNKED_SCALAR_APPLY(name, ...)                                                            \
+  if constexpr (Op == ops::OpCode::name)                                                           \
+    return op_##name(args...);                                                                     \
+  else
+  CHUNKED_ELEMENTWISE_OPS(CHUNKED_SCALAR_APPLY)
+#undef CHUNKED_SCALAR_APPLY
+  static_assert(no_such_op<Op>, "not an OpCode of the table");
 }
 
 } // namespace chunked::scalar

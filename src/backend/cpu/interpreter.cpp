@@ -61,10 +61,7 @@ int arithmetic_index(OpCode op) {
 
 /// Instructions whose loops call the C library's math functions: a wider build gains nothing
 /// there (the calls stay scalar), so they keep the baseline loops.
-bool calls_libm(OpCode op, DType operand) {
-  return (plan::is_float_function(op) && op != OpCode::div && op != OpCode::sqrt) ||
-         (op == OpCode::pow && is_floating(operand));
-}
+bool calls_libm(OpCode op, DType operand) { return ops::op_calls_library(op, operand); }
 
 /// The loop of an instruction: the widest this CPU has; `scalars` (detail::scalar_operands)
 /// names the operands that are constants, which the wide arithmetic loops read as one value.
