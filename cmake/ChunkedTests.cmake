@@ -48,15 +48,22 @@ function(chunked_generate_backend_suites backend out_var)
   set(${out_var} "${sources}" PARENT_SCOPE)
 endfunction()
 
-# chunked_add_header_tests(<target> <include root> <header>...)
+# chunked_add_header_tests(<target> <include root> [CUDA] <header>...)
 # Builds an object library in which each header is the whole of one translation unit, included
 # twice: a header that needs an include it does not make, or lacks #pragma once, fails to compile.
+# With CUDA the translation units are .cu files that nvcc compiles as it would a user's (C++20 and
+# no other flag), since a user's .cu file may include any public header.
 function(chunked_add_header_tests target include_root)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "CUDA" "" "")
+  set(extension cpp)
+  if(arg_CUDA)
+    set(extension cu)
+  endif()
   set(sources "")
-  foreach(header IN LISTS ARGN)
+  foreach(header IN LISTS arg_UNPARSED_ARGUMENTS)
     cmake_path(RELATIVE_PATH header BASE_DIRECTORY "${include_root}" OUTPUT_VARIABLE include_name)
     string(REGEX REPLACE "[/.]" "_" stem "${include_name}")
-    set(source "${CMAKE_CURRENT_BINARY_DIR}/header_tests/${stem}.cpp")
+    set(source "${CMAKE_CURRENT_BINARY_DIR}/header_tests/${stem}.${extension}")
     file(CONFIGURE OUTPUT "${source}" CONTENT
 "#include <${include_name}>
 #include <${include_name}>
@@ -64,6 +71,11 @@ function(chunked_add_header_tests target include_root)
     list(APPEND sources "${source}")
   endforeach()
   add_library(${target} OBJECT ${sources})
-  chunked_target_options(${target})
+  if(arg_CUDA)
+    set_target_properties(${target} PROPERTIES CUDA_STANDARD 20 CUDA_STANDARD_REQUIRED ON
+                                               CUDA_EXTENSIONS OFF)
+  else()
+    chunked_target_options(${target})
+  endif()
   target_link_libraries(${target} PRIVATE chunked::chunked)
 endfunction()

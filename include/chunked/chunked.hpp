@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The umbrella header: everything a program needs. Never includes a CUDA header.
+//
+// Under a CUDA compiler (a user's .cu file) it leaves out the fmt formatters, so that such a file
+// compiles whatever fmt the system has: include <chunked/format.hpp> there to format chunked's
+// types with fmt.
 #pragma once
 
 #include <chunked/array.hpp>
@@ -8,7 +12,9 @@
 #include <chunked/core/ndarray.hpp>
 #include <chunked/core/version.hpp>
 #include <chunked/creation.hpp>
+#if !defined(__CUDACC__)
 #include <chunked/format.hpp>
+#endif
 #include <chunked/generator.hpp>
 #include <chunked/ops.hpp>
 #include <chunked/reductions.hpp>

@@ -1,10 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // fmt formatters for Shape, Chunks, ChunkGrid, NDArray (values, truncated like NumPy) and
-// ChunkedArray (a summary; formatting never computes).
+// ChunkedArray (a summary; formatting never computes). The only public header that includes fmt;
+// <chunked/chunked.hpp> includes it for host compilers, and a .cu file includes it itself.
 #pragma once
 
 #include <chunked/array.hpp>
 
+// fmt before version 10 turns constexpr off under nvcc, and its C++20 format-string checks then
+// call non-constexpr functions from constexpr ones, which the host compiler rejects (Debian 12's
+// fmt 9.1 with `nvcc -std=c++20`). fmt 10 and later keep constexpr on under nvcc in C++20; this
+// makes the older ones do the same. It must come before fmt's first inclusion in the file.
+#if defined(__NVCC__) && !defined(FMT_USE_CONSTEXPR) && __cplusplus >= 202002L
+#define FMT_USE_CONSTEXPR 1
+#endif
 #include <fmt/format.h>
 
 #include <algorithm>

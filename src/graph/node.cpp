@@ -32,10 +32,11 @@ std::vector<index_t> view_axis_lengths(const ChunkGrid& src, int axis, index_t s
   while (i < length) {
     const index_t pos = start + step * i;
     const index_t b = src.block_containing(axis, pos);
-    index_t n;
-    if (step > 0) n = (off[b + 1] - pos + step - 1) / step;
-    else n = (pos - off[b]) / (-step) + 1;
-    n = std::min(n, length - i);
+    // Positions pos, pos + step, ... that stay in block b. Written so that no step, however
+    // large (an INT64_MAX step keeps one element), overflows: off[b + 1] > pos >= off[b].
+    const index_t in_block =
+        step > 0 ? (off[b + 1] - pos - 1) / step + 1 : 1 - (pos - off[b]) / step;
+    const index_t n = std::min(in_block, length - i);
     out.push_back(n);
     i += n;
   }

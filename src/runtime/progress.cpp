@@ -9,13 +9,12 @@ namespace chunked::runtime {
 
 ProgressReporter::ProgressReporter(const ComputeOptions& options, index_t blocks_total,
                                    std::chrono::nanoseconds interval)
-    : blocks_total_(blocks_total), start_(std::chrono::steady_clock::now()), interval_(interval),
+    : callback_(options.on_progress), blocks_total_(blocks_total),
+      start_(std::chrono::steady_clock::now()), interval_(interval),
       next_due_ns_(interval.count()) {
-  if (options.on_progress)
-    callback_ = &options.on_progress;
   if (options.progress_bar)
     bar_ = std::make_unique<ProgressBar>();
-  enabled_ = callback_ != nullptr || bar_ != nullptr;
+  enabled_ = callback_ || bar_ != nullptr;
 }
 
 ProgressReporter::~ProgressReporter() = default;
@@ -60,14 +59,14 @@ void ProgressReporter::finish(bool failed) {
   if (bar_)
     bar_->finish(p);
   if (callback_)
-    (*callback_)(p);
+    callback_(p);
 }
 
 void ProgressReporter::report_locked(const Progress& p) {
   if (bar_)
     bar_->draw(p);
   if (callback_)
-    (*callback_)(p);
+    callback_(p);
 }
 
 } // namespace chunked::runtime

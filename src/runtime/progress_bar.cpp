@@ -3,6 +3,7 @@
 #include <chunked/runtime/progress_bar.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 
@@ -22,16 +23,27 @@ std::string printf_string(const char* format, auto... args) {
   return std::string(buffer, static_cast<std::size_t>(std::clamp(n, 0, 63)));
 }
 
+/// `$COLUMNS` as a width, or 0 when it is unset or not a plain positive decimal number ("80x",
+/// "-5", "" and out-of-range values are someone else's garbage, not a terminal width).
+int columns_from_environment() {
+  const char* columns = std::getenv("COLUMNS");
+  if (columns == nullptr || *columns < '0' || *columns > '9')
+    return 0;
+  char* end = nullptr;
+  errno = 0;
+  const long n = std::strtol(columns, &end, 10);
+  if (errno != 0 || *end != '\0' || n <= 0)
+    return 0;
+  return static_cast<int>(std::min<long>(n, max_terminal_width));
+}
+
 int terminal_width(std::FILE* out) {
-  if (const char* columns = std::getenv("COLUMNS")) {
-    const int n = std::atoi(columns);
-    if (n > 0)
-      return n;
-  }
+  if (const int n = columns_from_environment(); n > 0)
+    return n;
 #ifdef CHUNKED_HAVE_IOCTL_WINSIZE
   winsize ws{};
   if (ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-    return ws.ws_col;
+    return std::min<int>(ws.ws_col, max_terminal_width);
 #else
   (void)out;
 #endif
@@ -102,7 +114,8 @@ std::string format_progress_line(const Progress& p, int width) {
 }
 
 ProgressBar::ProgressBar(std::FILE* out, int width)
-    : out_(out), width_(width > 0 ? width : std::max(1, terminal_width(out) - 1)) {}
+    : out_(out), width_(width > 0 ? std::min(width, max_terminal_width)
+                                  : std::max(1, terminal_width(out) - 1)) {}
 
 void ProgressBar::draw(const Progress& progress) {
   const std::string line = format_progress_line(progress, width_);

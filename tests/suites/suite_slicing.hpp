@@ -7,6 +7,7 @@
 #include "support/reference.hpp"
 
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -155,6 +156,33 @@ TEST_F(Slicing, ViewChunksFollowTheSourceBlocks) {
   EXPECT_EQ(x(slice(none, none, -1)).chunks().lengths(0), (std::vector<index_t>{2, 4, 4}));
   EXPECT_EQ(x(slice(3, 3)).size(), 0);
   EXPECT_EQ(x(5).ndim(), 0);
+}
+
+TEST_F(Slicing, StepsLongerThanTheAxisKeepOneElement) {
+  // A step near INT64_MAX keeps only the start; working out the view's chunks must not overflow
+  // (it once looped, growing memory, for a step longer than the rest of a block).
+  constexpr index_t huge = std::numeric_limits<index_t>::max();
+  for (index_t chunk : {1, 2, 3, 5}) {
+    SCOPED_TRACE("chunk " + std::to_string(chunk));
+    const auto x = arange<double, Backend>(0.0, 5.0, 1.0, chunk);
+    const auto one = [&](const A& v, double want) {
+      ASSERT_EQ(v.shape(), Shape{1});
+      EXPECT_EQ(v.chunks().lengths(0), std::vector<index_t>{1});
+      EXPECT_EQ(v.compute()(0), want);
+    };
+    one(x(slice(0, 1, huge)), 0.0);
+    one(x(slice(2, 3, huge)), 2.0);
+    one(x(slice(0, -4, huge)), 0.0);
+    one(x(slice(3, 5, huge - 1)), 3.0);
+    one(x(slice(none, none, huge / 2)), 0.0);
+    one(x(slice(1, 0, -huge)), 1.0);
+    one(x(slice(4, 3, -huge)), 4.0);
+    one(x(slice(4, 0, -(huge / 2))), 4.0);
+    const auto m = zeros<double, Backend>(Shape{3, 5}, Chunks{2, chunk}) + x;
+    const auto v = m(slice(1, 2, huge), slice(1, 3, huge - 1));
+    ASSERT_EQ(v.shape(), (Shape{1, 1}));
+    EXPECT_EQ(v.compute()(0, 0), 1.0);
+  }
 }
 
 } // namespace

@@ -335,6 +335,8 @@ TEST(Uniform, TheLargestUnitValueGivesTheLastValueBelowHigh) {
   EXPECT_EQ(rnd::uniform_value(rnd::uniform_form<double>(0.0, 1.0), 2.0 - 0x1p-40), 1.0 - 0x1p-41);
   // low == high: every value is low.
   EXPECT_EQ(rnd::uniform_value(rnd::uniform_form<double>(4.0, 4.0), 1.3), 4.0);
+  // A reversed range (only a hand-made leaf has one) is not clamped: u = 1 gives high.
+  EXPECT_EQ(rnd::uniform_value(rnd::uniform_form<float>(10.0, 2.0), 2.0), 2.0);
 }
 
 // high - low overflows: the half width does not, and the values cover the range.

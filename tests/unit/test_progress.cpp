@@ -8,9 +8,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace chunked::runtime {
@@ -126,6 +129,102 @@ TEST(ProgressBar, AbandonEndsLineOnlyIfDrawn) {
   bar.abandon();
   EXPECT_EQ(std::ftell(file), 32);
   std::fclose(file);
+}
+
+/// Sets $COLUMNS (or unsets it for nullptr) for one scope; ctest runs each case in its own
+/// process, so no other test sees it.
+class ColumnsScope {
+public:
+  explicit ColumnsScope(const char* value) {
+    if (const char* old = std::getenv("COLUMNS"))
+      old_ = old;
+    if (value)
+      ::setenv("COLUMNS", value, 1);
+    else
+      ::unsetenv("COLUMNS");
+  }
+  ~ColumnsScope() {
+    if (old_)
+      ::setenv("COLUMNS", old_->c_str(), 1);
+    else
+      ::unsetenv("COLUMNS");
+  }
+  ColumnsScope(const ColumnsScope&) = delete;
+  ColumnsScope& operator=(const ColumnsScope&) = delete;
+
+private:
+  std::optional<std::string> old_;
+};
+
+// A file is not a terminal, so without a usable $COLUMNS the width is 80 - 1.
+TEST(ProgressBar, WidthFromColumnsIsParsedAndBounded) {
+  std::FILE* file = std::tmpfile();
+  ASSERT_NE(file, nullptr);
+  const std::pair<const char*, int> cases[] = {{"120", 119},
+                                               {"1", 1},
+                                               {"2147483647", max_terminal_width - 1}, // clamped
+                                               // Not a plain positive decimal number: ignored.
+                                               {"99999999999999999999", 79},
+                                               {"abc", 79},
+                                               {"80x", 79},
+                                               {"-5", 79},
+                                               {"0", 79},
+                                               {"", 79},
+                                               {" 90", 79},
+                                               {nullptr, 79}};
+  for (const auto& [value, width] : cases) {
+    SCOPED_TRACE(value ? std::string("COLUMNS=") + value : std::string("COLUMNS unset"));
+    const ColumnsScope columns(value);
+    ProgressBar bar(file);
+    EXPECT_EQ(bar.width(), width);
+  }
+  {
+    // Every redraw writes one bounded line.
+    const ColumnsScope columns("2147483647");
+    const long before = std::ftell(file);
+    ProgressBar bar(file);
+    bar.draw(Progress{1, 4, 10, 1.0});
+    EXPECT_EQ(std::ftell(file) - before, max_terminal_width);
+  }
+  EXPECT_EQ(ProgressBar(file, 5000).width(), max_terminal_width);
+  EXPECT_EQ(ProgressBar(file, 7).width(), 7);
+  std::fclose(file);
+}
+
+// The reporter calls its own copy of on_progress: the callback may clear or replace the caller's
+// function while it runs.
+TEST(ProgressReporter, CallbackMayClearOrReplaceTheCallersOptions) {
+  int calls = 0;
+  ComputeOptions options;
+  options.on_progress = [&](const Progress&) {
+    ++calls;
+    options.on_progress = nullptr;
+  };
+  ProgressReporter reporter(options, 3, std::chrono::nanoseconds(0));
+  for (int i = 0; i < 3; ++i) {
+    reporter.add(1, 0);
+    reporter.maybe_report();
+  }
+  reporter.finish();
+  EXPECT_EQ(calls, 4);
+  EXPECT_FALSE(options.on_progress);
+
+  // A replacement takes effect from the next computation on.
+  int first = 0, second = 0;
+  options.on_progress = [&](const Progress&) {
+    ++first;
+    options.on_progress = [&](const Progress&) { ++second; };
+  };
+  for (int run = 0; run < 2; ++run) {
+    ProgressReporter reporter(options, 2, std::chrono::nanoseconds(0));
+    for (int i = 0; i < 2; ++i) {
+      reporter.add(1, 0);
+      reporter.maybe_report();
+    }
+    reporter.finish();
+  }
+  EXPECT_EQ(first, 3);
+  EXPECT_EQ(second, 3);
 }
 
 // Calls on_progress from many threads with no throttle: calls never overlap and counts never

@@ -167,16 +167,19 @@ template <class T> CHUNKED_HD CHUNKED_FORCEINLINE double next_toward(double x, d
 
 } // namespace detail
 
-/// The form of `Generator::uniform<T>(..., low, high)`; requires finite low <= high (of T).
-/// The half width is 0.5 (high - low) when that difference is finite (an exact halving unless it
-/// is below 2^-1021), else 0.5 high - 0.5 low, which cannot overflow.
+/// The form of `Generator::uniform<T>(..., low, high)`, whose low and high are finite with
+/// low <= high (of T). The half width is 0.5 (high - low) when that difference is finite (an
+/// exact halving unless it is below 2^-1021), else 0.5 high - 0.5 low, which cannot overflow.
+/// A reversed range, which Generator rejects but a hand-made plan::Leaf may hold, is not clamped:
+/// its values lie in [high, low].
 template <class T>
 CHUNKED_HD CHUNKED_FORCEINLINE UniformForm uniform_form(double low, double high) {
   static_assert(sizeof(T) == sizeof(float) || sizeof(T) == sizeof(double),
                 "uniform_form needs float or double");
   const double width = high - low;
   const double half = width - width == 0.0 ? 0.5 * width : 0.5 * high - 0.5 * low;
-  return {low, half, detail::next_toward<T>(high, low)};
+  const double no_clamp = 0x1.fffffffffffffp+1023; // the largest double
+  return {low, half, low <= high ? detail::next_toward<T>(high, low) : no_clamp};
 }
 
 /// The value of `f` from twice_u = 2u in (0, 2]: low + (high - low) u rounded once, as

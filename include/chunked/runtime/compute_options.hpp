@@ -37,7 +37,9 @@ struct ComputeOptions {
   /// Bytes each device may hold; 0 = 80 % of the memory free when the computation starts.
   std::size_t device_memory_limit = 0;
   /// Called about every 100 ms while tasks finish and once at the end with the final counts.
-  /// Calls never overlap; they come from worker threads, so keep the callback short.
+  /// Calls never overlap; they come from worker threads, so keep the callback short. The
+  /// computation calls a copy made when it starts, so the callback may clear or replace this one
+  /// (state it keeps by value is the copy's; capture by reference what the caller reads back).
   std::function<void(const Progress&)> on_progress;
   /// Draw a one-line progress bar on stderr.
   bool progress_bar = false;

@@ -44,7 +44,7 @@ class ProgressBar;
 class ProgressReporter {
 public:
   /// Reports every `interval` for a computation of `blocks_total` block tasks; the clock starts
-  /// now.
+  /// now. What it needs of `options` is copied: the reporter never refers to them afterwards.
   ProgressReporter(const ComputeOptions& options, index_t blocks_total,
                    std::chrono::nanoseconds interval = std::chrono::milliseconds(100));
   ~ProgressReporter();
@@ -77,7 +77,9 @@ private:
   void report_locked(const Progress& p);
 
   bool enabled_ = false;
-  const std::function<void(const Progress&)>* callback_ = nullptr;
+  /// A copy of the caller's `on_progress`, made when the computation starts: the callback may
+  /// clear or replace the caller's one (or the options may go away) while it runs.
+  std::function<void(const Progress&)> callback_;
   std::unique_ptr<ProgressBar> bar_;
   index_t blocks_total_ = 0;
   std::chrono::steady_clock::time_point start_;

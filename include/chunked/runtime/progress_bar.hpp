@@ -21,12 +21,20 @@ std::string format_bytes(double bytes);
 /// A duration for humans: "12.3s", "4m05s", "2h07m".
 std::string format_duration(double seconds);
 
+/// The widest line a ProgressBar draws: a wider one says nothing more, and a bound keeps a stray
+/// `COLUMNS=2147483647` from making every redraw write gigabytes.
+inline constexpr int max_terminal_width = 1000;
+
 /// Redraws one line with '\r'. Not thread-safe: ProgressReporter serializes the calls.
 class ProgressBar {
 public:
-  /// Draws on `out`, `width` characters wide; `width <= 0` uses the terminal's width (from
-  /// `$COLUMNS` or the terminal itself, else 80) minus one, so the cursor never wraps.
+  /// Draws on `out`, `width` characters wide (at most `max_terminal_width`); `width <= 0` uses
+  /// the terminal's width minus one, so the cursor never wraps. The terminal's width is `$COLUMNS`
+  /// when that is a positive decimal number, else what the terminal reports, else 80.
   explicit ProgressBar(std::FILE* out = stderr, int width = 0);
+
+  /// Characters per drawn line.
+  int width() const { return width_; }
 
   /// Redraws the line.
   void draw(const Progress& progress);
