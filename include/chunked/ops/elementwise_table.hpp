@@ -20,8 +20,8 @@
 ///   floating operands: both backends keep such calls out of their wide and batched forms).
 ///
 /// Adding an operation: one row here (new rows go last, so the numbers of the others stay), its
-/// `scalar::op_<name>`, its public function and its tests; nothing else names operations one by one.
-/// Within the macro, comments must be block comments.
+/// `scalar::op_<name>`, its public function and its tests; nothing else names operations one by
+/// one. Within the macro, comments must be block comments.
 #define CHUNKED_ELEMENTWISE_OPS(X)                                                                 \
   X(cast, 1, any, target, plain)                                                                   \
   X(neg, 1, numeric, same, plain)                                                                  \

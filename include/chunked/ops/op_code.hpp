@@ -72,10 +72,14 @@ constexpr bool op_accepts(OpCode op, DType t) {
   if (!is_opcode(op))
     return false;
   switch (op_domain(op)) {
-  case Domain::numeric: return t != DType::bool_;
-  case Domain::integral: return !is_floating(t);
-  case Domain::floating: return is_floating(t);
-  default: return true;
+  case Domain::numeric:
+    return t != DType::bool_;
+  case Domain::integral:
+    return !is_floating(t);
+  case Domain::floating:
+    return is_floating(t);
+  default:
+    return true;
   }
 }
 

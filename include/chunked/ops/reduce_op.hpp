@@ -15,8 +15,8 @@
 #endif
 
 /// @file
-/// `CHUNKED_REDUCE_OPS(X)` calls `X(name, accumulator, state, result, needs_elements)` once per
-/// reduction:
+/// `CHUNKED_REDUCE_OPS(X)` calls `X(name, accumulator, state, result, finalize, needs_elements)`
+/// once per reduction:
 ///
 /// - `name`: the ops::ReduceOp enumerator and the text ops::reduce_op_name gives.
 /// - `accumulator`: the kind of partial state (ops::Accumulator): how elements fold into it, how
@@ -27,22 +27,26 @@
 /// - `result`: the output dtype: `same` as the input, `boolean`, `index` (int64), `accumulate`
 ///   (floating inputs keep their dtype, integers and bools give int64), `average` (floating inputs
 ///   keep their dtype, others give float64).
+/// - `finalize`: how a combined state becomes the result: its `value` word cast to the result
+///   dtype, the `mean` (sum / count, or the mean word of moments), the `variance` of moments or
+///   their standard `deviation`, or the `index` word.
 /// - `needs_elements`: whether reducing zero elements is an error (NumPy raises for these).
 ///
 /// Every backend derives its accumulator types from the `accumulator` column through
-/// ops::visit_accumulator: nothing else switches on ReduceOp to pick one.
+/// ops::visit_accumulator, and its last step from the `finalize` column: nothing else switches on
+/// ReduceOp to pick them.
 #define CHUNKED_REDUCE_OPS(X)                                                                      \
-  X(sum, sum, input, accumulate, false)                                                            \
-  X(prod, prod, input, accumulate, false)                                                          \
-  X(min, min, input, same, true)                                                                   \
-  X(max, max, input, same, true)                                                                   \
-  X(any, any, int64, boolean, false)                                                               \
-  X(all, all, int64, boolean, false)                                                               \
-  X(mean, mean, float64, average, false)                                                           \
-  X(var, moments, float64, average, false)                                                         \
-  X(std, moments, float64, average, false)                                                         \
-  X(argmin, argmin, input, index, true)                                                            \
-  X(argmax, argmax, input, index, true)
+  X(sum, sum, input, accumulate, value, false)                                                     \
+  X(prod, prod, input, accumulate, value, false)                                                   \
+  X(min, min, input, same, value, true)                                                            \
+  X(max, max, input, same, value, true)                                                            \
+  X(any, any, int64, boolean, value, false)                                                        \
+  X(all, all, int64, boolean, value, false)                                                        \
+  X(mean, mean, float64, average, mean, false)                                                     \
+  X(var, moments, float64, average, variance, false)                                               \
+  X(std, moments, float64, average, deviation, false)                                              \
+  X(argmin, argmin, input, index, index, true)                                                     \
+  X(argmax, argmax, input, index, index, true)
 
 namespace chunked::ops {
 
@@ -61,8 +65,16 @@ enum class ReduceOp : unsigned char {
 ///   moments             : double count, mean and M2 (Chan et al. merging)
 ///   argmin, argmax      : the value and the int64 index
 #define CHUNKED_ACCUMULATORS(X)                                                                    \
-  X(sum, 1) X(prod, 1) X(min, 1) X(max, 1) X(any, 1) X(all, 1) X(mean, 1) X(moments, 3)            \
-  X(argmin, 2) X(argmax, 2)
+  X(sum, 1)                                                                                        \
+  X(prod, 1)                                                                                       \
+  X(min, 1)                                                                                        \
+  X(max, 1)                                                                                        \
+  X(any, 1)                                                                                        \
+  X(all, 1)                                                                                        \
+  X(mean, 1)                                                                                       \
+  X(moments, 3)                                                                                    \
+  X(argmin, 2)                                                                                     \
+  X(argmax, 2)
 
 /// A kind of partial state: one enumerator per entry of CHUNKED_ACCUMULATORS.
 enum class Accumulator : unsigned char {
@@ -73,9 +85,10 @@ enum class Accumulator : unsigned char {
 
 #if !CHUNKED_RTC
 
-/// What a state's value word holds, and the output dtype rule (see CHUNKED_REDUCE_OPS).
+/// What a state's value word holds, the output dtype rule and the last step (CHUNKED_REDUCE_OPS).
 enum class StateType : unsigned char { input, float64, int64 };
 enum class ReduceResult : unsigned char { same, boolean, index, accumulate, average };
+enum class Finalize : unsigned char { value, mean, variance, deviation, index };
 
 /// One row of the table.
 struct ReduceInfo {
@@ -83,12 +96,14 @@ struct ReduceInfo {
   Accumulator accumulator;
   StateType state;
   ReduceResult result;
+  Finalize finalize;
   bool needs_elements;
 };
 
 inline constexpr ReduceInfo reduce_table[] = {
-#define CHUNKED_REDUCE_INFO(name, accumulator, state, result, needs)                               \
-  {#name, Accumulator::accumulator, StateType::state, ReduceResult::result, needs},
+#define CHUNKED_REDUCE_INFO(name, accumulator, state, result, finalize, needs)                     \
+  {#name, Accumulator::accumulator, StateType::state, ReduceResult::result, Finalize::finalize,    \
+   needs},
     CHUNKED_REDUCE_OPS(CHUNKED_REDUCE_INFO)
 #undef CHUNKED_REDUCE_INFO
 };
@@ -102,12 +117,25 @@ constexpr bool is_reduce_op(ReduceOp op) { return static_cast<int>(op) < num_red
 /// The table row of `op`; an unknown value gets a row named "unknown_reduce".
 constexpr ReduceInfo reduce_info(ReduceOp op) {
   return is_reduce_op(op) ? reduce_table[static_cast<int>(op)]
-                          : ReduceInfo{"unknown_reduce", Accumulator::sum, StateType::input,
-                                       ReduceResult::same, false};
+                          : ReduceInfo{"unknown_reduce",   Accumulator::sum, StateType::input,
+                                       ReduceResult::same, Finalize::value,  false};
 }
 
 constexpr std::string_view reduce_op_name(ReduceOp op) { return reduce_info(op).name; }
 constexpr Accumulator reduce_accumulator(ReduceOp op) { return reduce_info(op).accumulator; }
+constexpr Finalize reduce_finalize(ReduceOp op) { return reduce_info(op).finalize; }
+
+/// The kind's name: "sum", "moments", ... (generated kernels spell Accumulator::<name>).
+constexpr std::string_view accumulator_name(Accumulator a) {
+  switch (a) {
+#define CHUNKED_ACCUMULATOR_NAME(kind, words)                                                      \
+  case Accumulator::kind:                                                                          \
+    return #kind;
+    CHUNKED_ACCUMULATORS(CHUNKED_ACCUMULATOR_NAME)
+#undef CHUNKED_ACCUMULATOR_NAME
+  }
+  return "unknown_accumulator";
+}
 
 /// Eight-byte words of one entry of a partial state of kind `a`.
 constexpr int accumulator_words(Accumulator a) {
@@ -124,9 +152,12 @@ constexpr int accumulator_words(Accumulator a) {
 /// Whether the first word of `op`'s state over `input` values is a double (else an int64).
 constexpr bool reduce_state_floating(ReduceOp op, DType input) {
   switch (reduce_info(op).state) {
-  case StateType::float64: return true;
-  case StateType::int64: return false;
-  default: return is_floating(input);
+  case StateType::float64:
+    return true;
+  case StateType::int64:
+    return false;
+  default:
+    return is_floating(input);
   }
 }
 
@@ -134,11 +165,16 @@ constexpr bool reduce_state_floating(ReduceOp op, DType input) {
 /// and return int64; mean, var and std of integers are double; argmin and argmax return int64.
 constexpr DType reduce_result_dtype(ReduceOp op, DType input) {
   switch (reduce_info(op).result) {
-  case ReduceResult::same: return input;
-  case ReduceResult::boolean: return DType::bool_;
-  case ReduceResult::index: return DType::int64;
-  case ReduceResult::accumulate: return is_floating(input) ? input : DType::int64;
-  default: return is_floating(input) ? input : DType::float64;
+  case ReduceResult::same:
+    return input;
+  case ReduceResult::boolean:
+    return DType::bool_;
+  case ReduceResult::index:
+    return DType::int64;
+  case ReduceResult::accumulate:
+    return is_floating(input) ? input : DType::int64;
+  default:
+    return is_floating(input) ? input : DType::float64;
   }
 }
 

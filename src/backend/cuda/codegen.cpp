@@ -35,33 +35,13 @@ const char* c_type(DType t) {
   throw ValueError("cuda codegen: unknown dtype tag");
 }
 
-/// The accumulator type of plan/partial.hpp's layout for `op` over `input` values.
+/// The device accumulator of `op` over `input` values, as kernel::accumulator_t names it.
 std::string accumulator(ReduceOp op, DType input) {
-  const char* v = is_floating(input) ? "double" : "long long";
-  switch (op) {
-  case ReduceOp::sum:
-    return fmt::format("SumAcc<{}>", v);
-  case ReduceOp::prod:
-    return fmt::format("ProdAcc<{}>", v);
-  case ReduceOp::min:
-    return fmt::format("MinMaxAcc<{}, false>", v);
-  case ReduceOp::max:
-    return fmt::format("MinMaxAcc<{}, true>", v);
-  case ReduceOp::any:
-    return "AnyAllAcc<false>";
-  case ReduceOp::all:
-    return "AnyAllAcc<true>";
-  case ReduceOp::mean:
-    return "SumAcc<double>";
-  case ReduceOp::var:
-  case ReduceOp::std:
-    return "MomentsAcc";
-  case ReduceOp::argmin:
-    return fmt::format("ArgAcc<{}, false>", v);
-  case ReduceOp::argmax:
-    return fmt::format("ArgAcc<{}, true>", v);
-  }
-  throw ValueError("cuda codegen: unknown reduce op");
+  if (!ops::is_reduce_op(op))
+    throw ValueError(fmt::format("cuda codegen: unknown reduce op {}", static_cast<int>(op)));
+  return fmt::format("accumulator_t<chunked::ops::Accumulator::{}, {}>",
+                     ops::accumulator_name(ops::reduce_accumulator(op)),
+                     ops::reduce_state_floating(op, input));
 }
 
 static_assert(kernel::args_max_leaves >= plan::max_program_leaves,
