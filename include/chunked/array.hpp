@@ -109,7 +109,8 @@ class ChunkedArray {
   auto mean(const Axes& axes = {}, bool keepdims = false) const { return reduce<detail::mean_t<T>>(ops::ReduceOp::mean, axes, keepdims); }
   auto any(const Axes& axes = {}, bool keepdims = false) const { return reduce<bool>(ops::ReduceOp::any, axes, keepdims); }
   auto all(const Axes& axes = {}, bool keepdims = false) const { return reduce<bool>(ops::ReduceOp::all, axes, keepdims); }
-  /// Variance with `ddof` delta degrees of freedom (divides by N - ddof).
+  /// Variance with `ddof` delta degrees of freedom: divides by max(N - ddof, 0) for any ddof,
+  /// negative ones too, as NumPy (so N - ddof <= 0 gives inf, or NaN where the data do not vary).
   auto var(const Axes& axes = {}, index_t ddof = 0, bool keepdims = false) const {
     return ChunkedArray<detail::mean_t<T>, Backend>(detail::reduce(node_, ops::ReduceOp::var, axes, keepdims, ddof));
   }
@@ -138,10 +139,11 @@ class ChunkedArray {
     return ChunkedArray<T, B2>(node_);
   }
 
-  /// Computes the whole array into a dense host array (C order).
+  /// Computes the whole array into a dense host array (C order). An empty array checks `options`
+  /// and the backend as any other does (ValueError, BackendError) and computes nothing.
   NDArray<T> compute(const ComputeOptions& options = {}) const {
     auto out = NDArray<T>::uninitialized(shape());
-    if (size() > 0) detail::compute_into({{node_, out.data()}}, backend_traits<Backend>::kind, options);
+    detail::compute_into({{node_, out.data()}}, backend_traits<Backend>::kind, options);
     return out;
   }
   /// The only element; ShapeError (before computing anything) unless size() == 1.
@@ -162,7 +164,7 @@ class ChunkedArray {
     if (static_cast<index_t>(out.size()) != size())
       throw ShapeError("to_host: the output span holds " + std::to_string(out.size()) +
                        " elements but the array " + shape().to_string() + " has " + std::to_string(size()));
-    if (size() > 0) detail::compute_into({{node_, out.data()}}, backend_traits<Backend>::kind, options);
+    detail::compute_into({{node_, out.data()}}, backend_traits<Backend>::kind, options);
   }
 
  private:
@@ -197,8 +199,7 @@ auto compute(const ComputeOptions& options, const A&... arrays) {
       NDArray<typename A::value_type>::uninitialized(arrays.shape())...};
   std::vector<detail::HostTarget> targets;
   std::apply([&](auto&... nd) { (targets.push_back({arrays.node(), nd.data()}), ...); }, out);
-  std::erase_if(targets, [](const detail::HostTarget& t) { return t.node->shape.size() == 0; });
-  if (!targets.empty()) detail::compute_into(targets, backend_traits<B>::kind, options);
+  detail::compute_into(targets, backend_traits<B>::kind, options);
   return out;
 }
 

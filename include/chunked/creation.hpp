@@ -12,9 +12,15 @@ namespace chunked {
 
 namespace detail {
 graph::NodePtr constant(const Shape& shape, const Chunks& chunks, DType t, double f, std::int64_t i);
-/// Number of elements of arange(start, stop, step); ValueError for a zero or non-finite step.
+/// Number of elements of arange(start, stop, step): NumPy's ceil((stop - start) / step), exact for
+/// integers whatever stop - start; ValueError for a zero or non-finite argument or for more
+/// elements than int64 counts.
 index_t arange_length(double start, double stop, double step);
 index_t arange_length(std::int64_t start, std::int64_t stop, std::int64_t step);
+/// The increment of a floating arange of `length` elements of dtype t: (start + step) - start
+/// rounded as NumPy rounds it (the sum in double, then both in t); 0 when length <= 1, where it
+/// is never used (and an infinite one would turn element 0 into NaN).
+double arange_delta(double start, double step, DType t, index_t length);
 } // namespace detail
 
 /// An array of `shape` whose every element is `value`.
@@ -33,7 +39,14 @@ ChunkedArray<T, B> ones(const Shape& shape, const Chunks& chunks) {
 }
 
 /// Values start, start + step, ... below stop (above it for a negative step), in chunks of
-/// `chunk` elements. Like NumPy, element i is computed as start + i * step.
+/// `chunk` elements: ceil((stop - start) / step) of them, as NumPy counts (exactly, for integers).
+///
+/// Integer element i is start + i * step exactly (its value always fits T, even where stop - start
+/// does not). Floating element i is computed as NumPy computes it,
+/// `start + T(i) * delta` with `delta = T(start + step) - start` (the sum in double, then every
+/// operation in T, rounded once each and never fused), so that the values equal `np.arange`'s bit
+/// for bit: `arange<double>(0.0, 1.0, 0.1, 4)` holds what `np.arange(0.0, 1.0, 0.1)` does.
+/// ValueError for a zero step, non-finite arguments, or more elements than int64 counts.
 template <class T, class B = Cpu>
 ChunkedArray<T, B> arange(T start, T stop, T step, index_t chunk) {
   static_assert(!std::is_same_v<T, bool>, "arange does not support bool");
@@ -42,7 +55,8 @@ ChunkedArray<T, B> arange(T start, T stop, T step, index_t chunk) {
   if constexpr (std::is_floating_point_v<T>) {
     n = detail::arange_length(static_cast<double>(start), static_cast<double>(stop), static_cast<double>(step));
     a.f = static_cast<double>(start);
-    s.f = static_cast<double>(step);
+    s.f =
+        detail::arange_delta(static_cast<double>(start), static_cast<double>(step), dtype_v<T>, n);
   } else {
     n = detail::arange_length(static_cast<std::int64_t>(start), static_cast<std::int64_t>(stop),
                               static_cast<std::int64_t>(step));

@@ -4,7 +4,10 @@
 
 #include <chunked/array.hpp>
 
+#include <limits>
+#include <string>
 #include <type_traits>
+#include <utility>
 
 namespace chunked {
 
@@ -22,7 +25,10 @@ graph::NodePtr scalar_node(DType t, S s) {
   return scalar(t, static_cast<double>(s), is_floating(t) ? 0 : static_cast<std::int64_t>(s));
 }
 
-enum class OpClass { arithmetic, true_divide, comparison, bitwise };
+/// logical: the table's bool-valued functions of two operands (logical_and, ...); like
+/// comparisons they give bool, but an integer scalar outside the array's type is an error for
+/// them, as in NumPy, not a comparison by value.
+enum class OpClass { arithmetic, true_divide, comparison, bitwise, logical };
 
 template <OpClass C, class R>
 constexpr void check_op_types() {
@@ -35,7 +41,7 @@ inline constexpr bool is_array_v = is_chunked_array_v<std::remove_cvref_t<T>>;
 
 /// Result element type of op class C on types A and B (after promotion P).
 template <OpClass C, class P>
-using op_result_t = std::conditional_t<C == OpClass::comparison, bool,
+using op_result_t = std::conditional_t<C == OpClass::comparison || C == OpClass::logical, bool,
                                        std::conditional_t<C == OpClass::true_divide, true_div_t<P>, P>>;
 template <OpClass C, class P>
 using op_compute_t = std::conditional_t<C == OpClass::true_divide, true_div_t<P>, P>;
@@ -55,7 +61,7 @@ constexpr OpClass op_class(ops::OpCode op) {
   if (ops::op_domain(op) == ops::Domain::floating)
     return OpClass::true_divide;
   if (ops::op_info(op).result == ops::ResultRule::boolean)
-    return OpClass::comparison;
+    return OpClass::logical;
   return ops::op_domain(op) == ops::Domain::integral ? OpClass::bitwise : OpClass::arithmetic;
 }
 
@@ -65,6 +71,75 @@ template <ops::OpCode Op, class T, class B> auto unary_op(const ChunkedArray<T, 
   constexpr DType compute = ops::op_compute_dtype(Op, dtype_v<T>);
   constexpr DType result = ops::op_result_dtype(Op, compute);
   return ChunkedArray<dtype_type_t<result>, B>(unary(Op, compute, result, x.node()));
+}
+
+/// ValueError: the integer scalar `value` does not fit dtype t (NumPy's OverflowError).
+[[noreturn]] void scalar_out_of_bounds(const std::string& value, DType t);
+
+/// An integer scalar (not bool) meeting an integer type P (not bool), where NEP 50 gives the
+/// scalar type P and so its value must fit.
+template <class P, class S>
+inline constexpr bool int_scalar_for_v = std::is_integral_v<S> && !std::is_same_v<S, bool> &&
+                                         std::is_integral_v<P> && !std::is_same_v<P, bool>;
+
+/// The scalar widened to the 64-bit integer of its signedness (std::in_range takes no char types).
+template <class S> auto widen_int(S s) {
+  if constexpr (std::is_signed_v<S>)
+    return static_cast<long long>(s);
+  else
+    return static_cast<unsigned long long>(s);
+}
+
+/// `x op s` (`s op x` when scalar_left) for an integer x of a type whose whole range lies below
+/// s (above s when scalar_below): the same for every x.
+constexpr bool comparison_everywhere(ops::OpCode op, bool scalar_below, bool scalar_left) {
+  using ops::OpCode;
+  const bool x_less = !scalar_below;                     // x < s, for every x
+  const bool left_less = scalar_left ? !x_less : x_less; // the left operand is the smaller
+  switch (op) {
+  case OpCode::eq:
+    return false;
+  case OpCode::ne:
+    return true;
+  case OpCode::lt:
+  case OpCode::le:
+    return left_less;
+  default:
+    return !left_less; // gt, ge
+  }
+}
+
+/// NEP 50 for an array of A and a scalar s on one side: the scalar takes the array's kind. An
+/// integer scalar outside the array's integer type is compared by value (the comparison becomes
+/// one against the type's bound that holds for every element, or for none, so the result keeps
+/// the array's shape and chunks) and is a ValueError in any other operation.
+template <OpClass C, class A, class S, class Bk>
+auto apply_scalar(ops::OpCode op, const ChunkedArray<A, Bk>& a, S s, bool scalar_left) {
+  using P = scalar_promote_t<A, S>;
+  check_op_types<C, P>();
+  using R = op_result_t<C, P>;
+  using K = op_compute_t<C, P>;
+  if constexpr (int_scalar_for_v<P, S>) {
+    const auto w = widen_int(s);
+    if (!std::in_range<P>(w)) {
+      if constexpr (C != OpClass::comparison) {
+        scalar_out_of_bounds(std::to_string(w), dtype_v<P>);
+      } else {
+        const bool below = w < 0;
+        const bool truth = comparison_everywhere(op, below, scalar_left);
+        const P bound = below ? std::numeric_limits<P>::min() : std::numeric_limits<P>::max();
+        // x <= max and x >= min hold for every x; x > max and x < min for none.
+        const ops::OpCode always = below ? (truth ? ops::OpCode::ge : ops::OpCode::lt)
+                                          : (truth ? ops::OpCode::le : ops::OpCode::gt);
+        return ChunkedArray<R, Bk>(
+            binary(always, dtype_v<K>, dtype_v<R>, a.node(), scalar_node(dtype_v<K>, bound)));
+      }
+    }
+  }
+  const graph::NodePtr c = scalar_node(dtype_v<K>, s);
+  const ops::OpCode k_op = bool_aware<K>(op);
+  return ChunkedArray<R, Bk>(scalar_left ? binary(k_op, dtype_v<K>, dtype_v<R>, c, a.node())
+                                         : binary(k_op, dtype_v<K>, dtype_v<R>, a.node(), c));
 }
 
 template <OpClass C, class A, class B, class Bk>
@@ -77,19 +152,11 @@ auto apply(ops::OpCode op, const ChunkedArray<A, Bk>& a, const ChunkedArray<B, B
 }
 template <OpClass C, class A, class S, class Bk>
 auto apply(ops::OpCode op, const ChunkedArray<A, Bk>& a, S s) {
-  using P = scalar_promote_t<A, S>;
-  check_op_types<C, P>();
-  using R = op_result_t<C, P>;
-  using K = op_compute_t<C, P>;
-  return ChunkedArray<R, Bk>(binary(bool_aware<K>(op), dtype_v<K>, dtype_v<R>, a.node(), scalar_node(dtype_v<K>, s)));
+  return apply_scalar<C>(op, a, s, false);
 }
 template <OpClass C, class S, class A, class Bk>
 auto apply(ops::OpCode op, S s, const ChunkedArray<A, Bk>& a) {
-  using P = scalar_promote_t<A, S>;
-  check_op_types<C, P>();
-  using R = op_result_t<C, P>;
-  using K = op_compute_t<C, P>;
-  return ChunkedArray<R, Bk>(binary(bool_aware<K>(op), dtype_v<K>, dtype_v<R>, scalar_node(dtype_v<K>, s), a.node()));
+  return apply_scalar<C>(op, a, s, true);
 }
 } // namespace detail
 
@@ -214,10 +281,15 @@ auto clip(const ChunkedArray<T, B>& x, const L& lo, const H& hi) {
 }
 
 namespace detail {
-template <class X, class Bk>
-graph::NodePtr where_operand(const X& x, DType t) {
-  if constexpr (is_chunked_array_v<X>) return x.node();
-  else return scalar_node(t, x);
+template <class R, class X> graph::NodePtr where_operand(const X& x) {
+  if constexpr (is_chunked_array_v<X>) {
+    return x.node();
+  } else {
+    if constexpr (int_scalar_for_v<R, X>)
+      if (!std::in_range<R>(widen_int(x)))
+        scalar_out_of_bounds(std::to_string(widen_int(x)), dtype_v<R>);
+    return scalar_node(dtype_v<R>, x);
+  }
 }
 template <class X>
 struct where_type {
@@ -240,8 +312,8 @@ auto where(const ChunkedArray<C, B>& cond, const X& a, const Y& b) {
                                                                      detail::scalar_promote_t<TB, TA>,
                                                                      detail::promote_t<TA, TB>>>>;
   return ChunkedArray<R, B>(detail::where(graph::cast(cond.node(), DType::bool_), dtype_v<R>,
-                                          detail::where_operand<X, B>(a, dtype_v<R>),
-                                          detail::where_operand<Y, B>(b, dtype_v<R>)));
+                                          detail::where_operand<R>(a),
+                                          detail::where_operand<R>(b)));
 }
 
 } // namespace chunked

@@ -30,4 +30,11 @@ graph::NodePtr scalar(DType t, double f, std::int64_t i) {
   return graph::make_constant(Shape(std::vector<index_t>{}), {}, t, s);
 }
 
+void scalar_out_of_bounds(const std::string& value, DType t) {
+  throw ValueError("integer scalar " + value + " is out of bounds for " +
+                   std::string(dtype_name(t)) +
+                   ": by NEP 50 a scalar takes the array's type (NumPy raises OverflowError); cast "
+                   "the array to a wider type first");
+}
+
 } // namespace chunked::detail

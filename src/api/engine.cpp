@@ -2,12 +2,14 @@
 // The engine behind compute(), persist() and from_host(): plan, pick a backend, execute.
 #include <chunked/backend/cpu/executor.hpp>
 #include <chunked/backend/cuda/runtime_api.hpp>
+#include <chunked/core/memory_budget.hpp>
 #include <chunked/detail/engine.hpp>
 #include <chunked/plan/plan.hpp>
 #include <chunked/runtime/parallel_for.hpp>
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <unordered_map>
 
 namespace chunked {
@@ -37,11 +39,18 @@ std::vector<std::shared_ptr<Buffer>> host_copies_of_device_inputs(plan::Plan& pl
   return keep;
 }
 
-std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, BackendKind backend, const ComputeOptions& options) {
-  validate(options);
-  if (resolve_backend(backend) == BackendKind::cuda) return cuda::execute(plan, options);
-  const auto host_copies = host_copies_of_device_inputs(plan);
-  return cpu::execute(plan, options);
+/// Runs a plan on a resolved backend; allocation failures of the run's own bookkeeping come out as
+/// OutOfMemory like those of its buffers.
+std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, BackendKind kind, const ComputeOptions& options) {
+  const bool cuda = kind == BackendKind::cuda;
+  return reporting_out_of_memory(
+      "running " + std::to_string(plan.tasks.size()) + " tasks on the " + (cuda ? "Cuda" : "Cpu") +
+          " backend",
+      "free memory, or use smaller chunks so that fewer bytes are in flight at once", [&] {
+        if (cuda) return cuda::execute(plan, options);
+        const auto host_copies = host_copies_of_device_inputs(plan);
+        return cpu::execute(plan, options);
+      });
 }
 
 /// How the plan cuts work into tasks on a backend.
@@ -67,9 +76,13 @@ BackendKind resolve_backend(BackendKind requested) {
 }
 
 void compute_into(const std::vector<HostTarget>& targets, BackendKind backend, const ComputeOptions& options) {
+  validate(options);
   const BackendKind kind = resolve_backend(backend);
+  // Empty arrays have nothing to compute, but they run an empty plan on the backend all the same,
+  // so that its options and devices are checked as for any other array.
   std::vector<plan::Request> requests;
   for (const auto& t : targets) {
+    if (t.node->shape.size() == 0) continue;
     plan::Request r;
     r.node = t.node;
     r.kind = plan::Request::Kind::destination;
@@ -81,6 +94,7 @@ void compute_into(const std::vector<HostTarget>& targets, BackendKind backend, c
 }
 
 graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend, const ComputeOptions& options) {
+  validate(options);
   const BackendKind kind = resolve_backend(backend);
   plan::Request r;
   r.node = node;

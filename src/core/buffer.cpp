@@ -3,6 +3,7 @@
 // and a bounded cache for large blocks.
 #include <chunked/core/buffer.hpp>
 #include <chunked/core/error.hpp>
+#include <chunked/core/memory_budget.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -12,7 +13,6 @@
 #include <string>
 #if defined(__linux__)
 #include <sys/mman.h>
-#include <unistd.h>
 #endif
 
 namespace chunked {
@@ -79,12 +79,7 @@ public:
 
 private:
   static std::size_t bound() {
-    std::size_t physical = std::size_t{16} << 30;
-#if defined(__linux__)
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0)
-      physical = static_cast<std::size_t>(pages) * static_cast<std::size_t>(page);
-#endif
+    const auto physical = static_cast<std::size_t>(physical_memory_bytes());
     return std::min(physical / 16, std::size_t{4} << 30);
   }
 
@@ -103,6 +98,9 @@ LargeBlockCache& large_blocks() {
 namespace detail {
 
 void* allocate_host(std::size_t bytes) {
+  // No allocation can be this large, and rounding it up would wrap to a small size.
+  if (bytes > std::size_t{1} << 62)
+    throw OutOfMemory("host allocation of " + std::to_string(bytes) + " bytes is impossible");
   const std::size_t rounded = rounded_size(bytes);
   const bool large = bytes >= huge_from;
   if (large)

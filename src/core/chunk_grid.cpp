@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // ChunkGrid: block lengths and offsets per axis, block numbering.
+#include <chunked/core/checked.hpp>
 #include <chunked/core/chunk_grid.hpp>
+#include <chunked/core/memory_budget.hpp>
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
 
 namespace chunked {
 
@@ -21,7 +25,20 @@ ChunkGrid::ChunkGrid(const Shape& shape, std::span<const index_t> chunk) {
       lengths_[k] = {0};
       continue;
     }
-    for (index_t start = 0; start < n; start += c) lengths_[k].push_back(std::min(c, n - start));
+    const index_t blocks = n / c + (n % c != 0);
+    // Each block of an axis costs a length and an offset here, before any data exists.
+    if (!detail::bookkeeping_fits(static_cast<std::uint64_t>(blocks), 2 * sizeof(index_t)))
+      detail::throw_bookkeeping_too_large(
+          static_cast<std::uint64_t>(blocks), 2 * sizeof(index_t),
+          "a chunk grid with " + std::to_string(blocks) + " blocks along axis " +
+              std::to_string(k) + " (shape " + shape.to_string() + ", chunk length " +
+              std::to_string(c) + ")",
+          "block records", "use larger chunks");
+    // Counted rather than stepped (start += c), which could overflow past an extent near 2^63.
+    const index_t full = n / c, rest = n % c;
+    lengths_[k].assign(static_cast<std::size_t>(full), c);
+    if (rest)
+      lengths_[k].push_back(rest);
   }
   build_offsets();
 }
@@ -37,16 +54,20 @@ ChunkGrid::ChunkGrid(std::vector<std::vector<index_t>> lengths) : lengths_(std::
 
 void ChunkGrid::build_offsets() {
   offsets_.assign(lengths_.size(), {});
+  index_t blocks = 1;
   for (std::size_t k = 0; k < lengths_.size(); ++k) {
     auto& o = offsets_[k];
     o.reserve(lengths_[k].size() + 1);
     index_t acc = 0;
     for (index_t l : lengths_[k]) {
       o.push_back(acc);
-      acc += l;
+      acc = detail::checked_add(acc, l, "chunk grid: the block lengths of an axis sum past int64");
     }
     o.push_back(acc);
+    blocks = detail::checked_mul(blocks, static_cast<index_t>(lengths_[k].size()),
+                                 "chunk grid: the number of blocks");
   }
+  (void)shape(); // a grid's shape is a valid Shape: ValueError when its size overflows
 }
 
 Shape ChunkGrid::shape() const {
@@ -63,7 +84,8 @@ std::vector<index_t> ChunkGrid::blocks_per_axis() const {
 
 index_t ChunkGrid::numblocks() const {
   index_t n = 1;
-  for (const auto& l : lengths_) n *= static_cast<index_t>(l.size());
+  for (const auto& l : lengths_)
+    n *= static_cast<index_t>(l.size()); // checked when made
   return n;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Node constructors: shape, dtype and chunk-grid inference with eager validation.
+#include <chunked/core/checked.hpp>
 #include <chunked/graph/node.hpp>
 
 #include <fmt/format.h>
@@ -18,7 +19,52 @@ void check_rank(const Shape& shape) {
                      std::to_string(max_ndim));
 }
 
-NodePtr finish(Node n) { return std::make_shared<const Node>(std::move(n)); }
+/// The rank, and bytes within int64 (ValueError): before a grid is cut for the shape.
+void check_array(const Shape& shape, DType dtype) {
+  check_rank(shape);
+  (void)detail::array_nbytes(shape, dtype_size(dtype));
+}
+
+/// A node with the link that queues it for deletion.
+struct NodeHolder {
+  explicit NodeHolder(Node&& n) : node(std::move(n)) {}
+  Node node;
+  NodeHolder* next = nullptr;
+};
+
+/// Deletes nodes without recursing through their inputs: destroying the last reference to a long
+/// chain would otherwise nest one destructor per node and overflow the stack. A node whose last
+/// reference goes while this thread is already deleting one is queued, and the outermost call
+/// deletes the queue in a loop. A deleter runs once the reference count reached zero, so no other
+/// thread can reach the node, and the queue is this thread's own; its state is trivially
+/// destructible, so nodes released after the thread's other thread_local objects are gone (a
+/// static array at exit) still find it.
+struct NodeDeleter {
+  void operator()(NodeHolder* holder) const noexcept {
+    thread_local NodeHolder* queue = nullptr;
+    thread_local bool deleting = false;
+    if (deleting) {
+      holder->next = queue;
+      queue = holder;
+      return;
+    }
+    deleting = true;
+    delete holder;
+    while (queue) {
+      NodeHolder* next = queue;
+      queue = next->next;
+      delete next;
+    }
+    deleting = false;
+  }
+};
+
+NodePtr finish(Node n) {
+  check_array(n.shape, n.dtype);
+  std::shared_ptr<NodeHolder> owner(new NodeHolder(std::move(n)), NodeDeleter{});
+  Node* node = &owner->node;
+  return NodePtr(std::move(owner), node);
+}
 
 /// Chunk lengths along one output axis of a view: consecutive output positions that read the
 /// same source block form one chunk, as Dask does for sliced arrays.
@@ -43,10 +89,66 @@ std::vector<index_t> view_axis_lengths(const ChunkGrid& src, int axis, index_t s
   return out;
 }
 
+/// Checks that a view reads only positions inside its input and that its integer indices are in
+/// range (ValueError), and gives axes of at most one element step 1 and empty axes start 0: any
+/// step reads the same there. The planner composes index maps from these starts and steps, and
+/// with them every coefficient and offset it forms stays within the input's extents.
+void normalize_view(ViewParams& v, const Shape& input) {
+  const index_t src_nd = input.ndim();
+  std::vector<bool> read(static_cast<std::size_t>(src_nd), false);
+  for (std::size_t k = 0; k < v.length.size(); ++k) {
+    if (v.source[k] < -1 || v.source[k] >= src_nd || v.length[k] < 0)
+      throw ValueError("malformed view parameters: output axis " + std::to_string(k) +
+                       " reads axis " + std::to_string(v.source[k]) + " of an input of rank " +
+                       std::to_string(src_nd) + " with length " + std::to_string(v.length[k]));
+    if (v.source[k] < 0)
+      continue;
+    read[static_cast<std::size_t>(v.source[k])] = true;
+    if (v.length[k] <= 1)
+      v.step[k] = 1;
+    if (v.length[k] == 0)
+      v.start[k] = 0;
+    if (v.length[k] == 0)
+      continue;
+    const index_t extent = input.extents()[static_cast<std::size_t>(v.source[k])];
+    index_t span = 0, last = 0;
+    if (detail::mul_overflows(v.step[k], v.length[k] - 1, span) ||
+        detail::add_overflows(v.start[k], span, last) || v.start[k] < 0 || v.start[k] >= extent ||
+        last < 0 || last >= extent)
+      throw ValueError("malformed view parameters: output axis " + std::to_string(k) +
+                       " of length " + std::to_string(v.length[k]) + " reads from " +
+                       std::to_string(v.start[k]) + " in steps of " + std::to_string(v.step[k]) +
+                       ", outside [0, " + std::to_string(extent) + ") of input " +
+                       input.to_string());
+  }
+  for (std::size_t d = 0; d < read.size(); ++d) {
+    const index_t f = v.fixed[d];
+    if (read[d] ? f != -1 : f < 0 || f >= input.extents()[d])
+      throw ValueError("malformed view parameters: input axis " + std::to_string(d) + " of " +
+                       input.to_string() + " fixed at " + std::to_string(f));
+  }
+}
+
+/// What NumPy does with an operation chunked does not define on bools, for its error message.
+std::string bool_hint(ops::OpCode op) {
+  switch (op) {
+  case ops::OpCode::sub:
+    return " (NumPy rejects it too; use ^ on bools)";
+  case ops::OpCode::neg:
+    return " (NumPy rejects it too; use ~ on bools)";
+  case ops::OpCode::mod:
+  case ops::OpCode::pow:
+    return " (NumPy computes it in int8, which chunked does not have; cast the operands to an "
+           "integer type first)";
+  default:
+    return "";
+  }
+}
+
 } // namespace
 
 NodePtr make_random(const Shape& shape, const std::vector<index_t>& chunks, DType dtype, RandomParams p) {
-  check_rank(shape);
+  check_array(shape, dtype);
   if (p.dist == ops::LeafKind::integers) {
     if (!is_integral(dtype))
       throw ValueError("Generator::integers needs an int32 or int64 element type, got " +
@@ -71,7 +173,7 @@ NodePtr make_random(const Shape& shape, const std::vector<index_t>& chunks, DTyp
 }
 
 NodePtr make_constant(const Shape& shape, const std::vector<index_t>& chunks, DType dtype, ops::Scalar value) {
-  check_rank(shape);
+  check_array(shape, dtype);
   return finish(Node{NodeKind::constant, dtype, shape, ChunkGrid(shape, chunks), {}, ConstantParams{value}});
 }
 
@@ -79,6 +181,7 @@ NodePtr make_arange(index_t length, index_t chunk, DType dtype, ops::Scalar star
   if (chunk <= 0) throw ValueError("arange: chunk length must be > 0, got " + std::to_string(chunk));
   if (dtype == DType::bool_) throw ValueError("arange does not support bool elements");
   Shape shape{length};
+  check_array(shape, dtype);
   const index_t c = std::max<index_t>(1, std::min(chunk, length));
   return finish(Node{NodeKind::arange, dtype, shape, ChunkGrid(shape, std::vector<index_t>{c}), {},
                      ArangeParams{start, step}});
@@ -136,8 +239,9 @@ NodePtr make_elementwise(ops::OpCode op, DType result, std::vector<NodePtr> inpu
                        std::string(dtype_name(operand)) + " and " + std::string(dtype_name(inputs[j]->dtype)) +
                        " differ (cast first)");
   if (!ops::op_accepts(op, operand))
-    throw ValueError(std::string(ops::op_name(op)) + " is not defined for " + std::string(dtype_name(operand)) +
-                     " operands" + (operand == DType::bool_ ? " (NumPy rejects it too; use ^, | or & on bools)" : ""));
+    throw ValueError(std::string(ops::op_name(op)) + " is not defined for " +
+                     std::string(dtype_name(operand)) + " operands" +
+                     (operand == DType::bool_ ? bool_hint(op) : ""));
   if (op != ops::OpCode::cast && ops::op_result_dtype(op, operand) != result)
     throw ValueError("elementwise " + std::string(ops::op_name(op)) + " on " + std::string(dtype_name(operand)) +
                      " gives " + std::string(dtype_name(ops::op_result_dtype(op, operand))) + ", not " +
@@ -173,6 +277,7 @@ NodePtr make_view(NodePtr input, ViewParams v) {
     throw ValueError("malformed view parameters");
   Shape shape(v.length);
   check_rank(shape);
+  normalize_view(v, input->shape);
   std::vector<std::vector<index_t>> lengths(nd);
   for (std::size_t k = 0; k < nd; ++k)
     lengths[k] = view_axis_lengths(input->grid, v.source[k], v.start[k], v.step[k], v.length[k]);
@@ -199,7 +304,6 @@ NodePtr make_reduce(NodePtr input, ReduceParams p) {
     reduced[a] = true;
   }
   std::sort(p.axes.begin(), p.axes.end());
-  if (p.ddof < 0) throw ValueError("ddof must be >= 0, got " + std::to_string(p.ddof));
   if (ops::reduce_needs_elements(p.op))
     for (index_t a : p.axes)
       if (input->shape.extents()[a] == 0)

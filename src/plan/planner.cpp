@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // Lowering of the array DAG to block tasks: fusion into block programs, slice pushdown through
 // affine index maps, chunk alignment by gathers, fixed-order reduction trees.
+#include "index_maps.hpp"
+#include "lowering.hpp"
+
+#include <chunked/core/checked.hpp>
+#include <chunked/core/memory_budget.hpp>
 #include <chunked/plan/partial.hpp>
 #include <chunked/plan/plan.hpp>
 #include <chunked/plan/task_order.hpp>
 #include <chunked/plan/task_split.hpp>
 
 #include <algorithm>
-#include <bit>
+#include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -17,6 +23,8 @@ namespace chunked::plan {
 
 namespace {
 
+using detail::Body;
+using detail::StoredLeafInfo;
 using graph::Node;
 using graph::NodeKind;
 using graph::NodePtr;
@@ -24,78 +32,15 @@ using graph::NodePtr;
 /// Partials combined per task; fixed, so the combine tree depends only on the block count.
 constexpr std::size_t combine_fanin = 8;
 
-/// Index along one axis of a node as an affine function of the iteration position.
-struct AxisAffine {
-  index_t off = 0;
-  std::array<index_t, max_ndim> c{};
-  friend bool operator==(const AxisAffine&, const AxisAffine&) = default;
-};
-using Coords = std::vector<AxisAffine>;
-
-struct StoredLeafInfo {
-  int leaf;
-  NodePtr node;
-  Coords coords;
-};
-
-std::vector<index_t> c_strides(const std::vector<index_t>& extents) {
-  std::vector<index_t> s(extents.size());
-  index_t acc = 1;
-  for (std::size_t k = extents.size(); k-- > 0;) {
-    s[k] = acc;
-    acc *= extents[k];
-  }
-  return s;
+std::uint32_t axes_mask(const std::vector<index_t>& axes) {
+  std::uint32_t mask = 0;
+  for (index_t a : axes) mask |= 1u << a;
+  return mask;
 }
 
-AffineMap flatten(const Coords& m, const std::vector<index_t>& strides, int ndim) {
-  AffineMap map;
-  for (std::size_t d = 0; d < m.size(); ++d) {
-    map.base += strides[d] * m[d].off;
-    for (int k = 0; k < ndim; ++k) map.coef[k] += strides[d] * m[d].c[k];
-  }
-  return map;
+bool is_moments_op(ReduceOp op) {
+  return op == ReduceOp::mean || op == ReduceOp::var || op == ReduceOp::std;
 }
-
-Coords identity_coords(int ndim) {
-  Coords m(static_cast<std::size_t>(ndim));
-  for (int k = 0; k < ndim; ++k) m[k].c[k] = 1;
-  return m;
-}
-
-class Planner;
-
-/// Lowers the fused region below one node into a BlockProgram body.
-class Lowerer {
- public:
-  Lowerer(Planner& planner, int ndim, BlockProgram& prog, std::vector<StoredLeafInfo>& stored)
-      : planner_(planner), ndim_(ndim), prog_(prog), stored_(stored) {}
-  int lower(const NodePtr& n, const Coords& m, bool is_root);
-
- private:
-  int add_leaf(Leaf leaf) {
-    prog_.leaves.push_back(leaf);
-    return static_cast<int>(prog_.leaves.size()) - 1;
-  }
-  /// Constants with the same dtype and bits share one leaf: every `x + 1` of a long chain is a
-  /// separate graph node, and a leaf each would split the chain at the leaf cap.
-  int constant_leaf(const Leaf& leaf) {
-    for (std::size_t j = 0; j < prog_.leaves.size(); ++j) {
-      const Leaf& l = prog_.leaves[j];
-      if (l.kind == LeafKind::constant && l.dtype == leaf.dtype &&
-          std::bit_cast<std::uint64_t>(l.a.f) == std::bit_cast<std::uint64_t>(leaf.a.f) &&
-          l.a.i == leaf.a.i)
-        return static_cast<int>(j);
-    }
-    return add_leaf(leaf);
-  }
-  Planner& planner_;
-  int ndim_;
-  BlockProgram& prog_;
-  std::vector<StoredLeafInfo>& stored_;
-  std::vector<std::tuple<const Node*, Coords, int>> memo_;
-  // Values refer to leaves and instructions; leaves are renumbered at the end.
-};
 
 class Planner {
  public:
@@ -104,19 +49,24 @@ class Planner {
   Plan plan;
 
   void request(const Request& r);
-  /// Ensures the blocks of n exist in memory and returns where each block is (C order).
-  const std::vector<InputRef>& materialize(const NodePtr& n);
-  bool is_materialized(const Node* n) const {
-    return n->kind == NodeKind::stored || n->kind == NodeKind::reduce || forced_.count(n) != 0;
-  }
 
  private:
-  struct Body {
-    BlockProgram prog;
-    std::vector<StoredLeafInfo> stored;
-  };
-  Body lower_root(const NodePtr& n, const NodePtr& iteration_node);
+  /// The program computing n's blocks (n itself unless its blocks already exist in memory or
+  /// come from a reduction: then the program copies them), with intermediates stored where one
+  /// program would pass the caps.
+  Body lower_root(const NodePtr& n);
+  /// Plans every materialised node that `body` reads and all they read in turn, each before its
+  /// readers, with an explicit stack: chains of stored intermediates may be any length.
+  void materialize_reads(const Body& body);
+  /// The program a materialised node's blocks are computed by (empty for stored data).
+  Body materialize_program(const NodePtr& n);
+  /// The tasks of a materialised node from its program, once what that reads is planned.
+  std::vector<InputRef> materialize_tasks(const NodePtr& n, Body body);
+  bool is_materialized(const Node* n) const { return detail::is_materialized(n, forced_); }
   std::uint32_t add_stage(Body body, const ChunkGrid& grid);
+  /// Refuses, before making any, the tasks of n over `grid` (up to `per_box` per box of it)
+  /// where they would not fit in memory or in a TaskId.
+  void expect_tasks(const Node& n, const ChunkGrid& grid, std::uint64_t per_box) const;
   TaskId add_task(Task t, std::vector<TaskId> deps);
   /// A combine task of combines[comb] over `parts` (in that order) for output block `block`.
   TaskId add_combine_task(std::uint32_t comb, index_t block, const std::vector<TaskId>& parts,
@@ -127,15 +77,16 @@ class Planner {
   InputRef resolve_read(const StoredLeafInfo& info, const std::array<index_t, max_ndim>& origin,
                         const std::array<index_t, max_ndim>& extent, int ndim, AffineMap& map,
                         std::vector<TaskId>& deps);
-  /// The tasks computing n's blocks (buffer outputs) or writing n into a destination; where the
-  /// split asks for more tasks than blocks, each block is cut into pieces.
-  std::vector<InputRef> plan_elementwise(const NodePtr& n, const Output& out_template,
+  /// The tasks computing n's blocks (buffer outputs) or writing n into a destination by n's
+  /// program `body`; where the split asks for more tasks than blocks, each block is cut into
+  /// pieces.
+  std::vector<InputRef> plan_elementwise(const NodePtr& n, Body body, const Output& out_template,
                                          std::vector<TaskId>* task_ids);
-  std::vector<InputRef> plan_reduce(const NodePtr& n);
-  /// The stage and combine tree of reducing `in` by `op` over the axes in `mask`: per output
-  /// block (kept-axis block indices in C order), the root combine task, which finalizes into
-  /// `comb.result` when `final` and otherwise leaves the combined partial.
-  std::vector<TaskId> plan_reduce_tree(const NodePtr& in, const graph::ReduceParams& p,
+  std::vector<InputRef> plan_reduce(const NodePtr& n, Body body);
+  /// The stage and combine tree of reducing `in` (by its program `body`) by `op` over the axes
+  /// in `mask`: per output block (kept-axis block indices in C order), the root combine task,
+  /// which finalizes into `comb.result` when `final` and otherwise leaves the combined partial.
+  std::vector<TaskId> plan_reduce_tree(const NodePtr& in, Body body, const graph::ReduceParams& p,
                                        std::uint32_t mask, DType result_dtype, Combine comb,
                                        bool final);
 
@@ -150,142 +101,108 @@ class Planner {
 
   std::unordered_map<const Node*, std::vector<InputRef>> blocks_of_;
   std::vector<std::vector<StoredLeafInfo>> stage_reads_;
-  std::unordered_set<const Node*> forced_;
+  detail::ForcedSet forced_;
   std::map<std::tuple<const Node*, std::vector<index_t>, std::vector<index_t>>, TaskId> gathers_;
   TaskSplit split_;
 };
 
-int Lowerer::lower(const NodePtr& n, const Coords& m, bool is_root) {
-  for (const auto& [node, coords, value] : memo_)
-    if (node == n.get() && coords == m) return value;
-  int value = -1;
-  if (!is_root && planner_.is_materialized(n.get())) {
-    planner_.materialize(n);
-    Leaf leaf;
-    leaf.kind = LeafKind::stored;
-    leaf.dtype = n->dtype;
-    value = add_leaf(leaf);
-    stored_.push_back({value, n, m});
-  } else {
-    switch (n->kind) {
-    case NodeKind::random: {
-      const auto& p = n->as<graph::RandomParams>();
-      Leaf leaf;
-      leaf.kind = p.dist;
-      leaf.dtype = n->dtype;
-      leaf.map = flatten(m, n->shape.strides(), ndim_);
-      leaf.a = p.a;
-      leaf.b = p.b;
-      leaf.seed = p.seed;
-      leaf.stream = p.stream;
-      value = add_leaf(leaf);
-      break;
-    }
-    case NodeKind::constant: {
-      Leaf leaf;
-      leaf.kind = LeafKind::constant;
-      leaf.dtype = n->dtype;
-      leaf.a = n->as<graph::ConstantParams>().value;
-      value = constant_leaf(leaf);
-      break;
-    }
-    case NodeKind::arange: {
-      const auto& p = n->as<graph::ArangeParams>();
-      Leaf leaf;
-      leaf.kind = LeafKind::arange;
-      leaf.dtype = n->dtype;
-      leaf.map = flatten(m, {1}, ndim_);
-      leaf.a = p.start;
-      leaf.b = p.step;
-      value = add_leaf(leaf);
-      break;
-    }
-    case NodeKind::elementwise: {
-      Instr ins;
-      ins.op = n->as<graph::ElementwiseParams>().op;
-      ins.dtype = n->dtype;
-      for (std::size_t j = 0; j < n->inputs.size(); ++j)
-        ins.args[j] = static_cast<std::int16_t>(lower(n->inputs[j], m, false));
-      prog_.instrs.push_back(ins);
-      value = -static_cast<int>(prog_.instrs.size()); // instruction j is encoded as -(j + 1)
-      break;
-    }
-    case NodeKind::view: {
-      const auto& v = n->as<graph::ViewParams>();
-      Coords src(n->inputs[0]->shape.extents().size());
-      for (std::size_t d = 0; d < src.size(); ++d) src[d].off = v.fixed[d];
-      for (std::size_t k = 0; k < v.source.size(); ++k) {
-        if (v.source[k] < 0) continue;
-        auto& s = src[static_cast<std::size_t>(v.source[k])];
-        s.off = v.start[k] + v.step[k] * m[k].off;
-        for (int j = 0; j < ndim_; ++j) s.c[j] = v.step[k] * m[k].c[j];
-      }
-      value = lower(n->inputs[0], src, false);
-      break;
-    }
-    case NodeKind::rechunk:
-      value = lower(n->inputs[0], m, false);
-      break;
-    case NodeKind::stored:
-    case NodeKind::reduce:
-      throw ValueError("internal: materialised node reached the lowering switch");
-    }
+Body Planner::lower_root(const NodePtr& n) {
+  const int ndim = static_cast<int>(n->shape.ndim());
+  const bool itself = n->kind != NodeKind::stored && n->kind != NodeKind::reduce;
+  Body body;
+  if (!itself) {
+    detail::lower_program(n, ndim, false, forced_, body); // one stored leaf
+    return body;
   }
-  memo_.emplace_back(n.get(), m, value);
-  return value;
+  // A program within the caps is lowered as it is. Past them, intermediates are stored: first
+  // counting constants as free (equal ones share a leaf), then, should distinct constants still
+  // pass the leaf cap, counting each; after that every program is within the caps.
+  for (const bool count_constants : {false, true}) {
+    const detail::Cuts cuts = detail::plan_cuts(n.get(), count_constants, forced_);
+    if (!count_constants && cuts.distinct_fit) {
+      if (detail::lower_program(n, ndim, true, forced_, body)) return body;
+      body = Body{};
+    }
+    forced_.insert(cuts.stored.begin(), cuts.stored.end());
+    if (detail::lower_program(n, ndim, true, forced_, body)) return body;
+    body = Body{};
+  }
+  throw ValueError("internal: a program exceeds the size cap and cannot be split");
 }
 
-/// Converts the lowering's value encoding (leaves >= 0, instruction j as -(j+1)) to SSA numbers.
-void renumber(BlockProgram& prog) {
-  const int nleaves = static_cast<int>(prog.leaves.size());
-  for (auto& ins : prog.instrs)
-    for (int j = 0; j < opcode_arity(ins.op); ++j)
-      if (ins.args[j] < 0) ins.args[j] = static_cast<std::int16_t>(nleaves + (-ins.args[j] - 1));
+Body Planner::materialize_program(const NodePtr& n) {
+  if (n->kind == NodeKind::stored) return Body{};
+  if (n->kind != NodeKind::reduce) return lower_root(n);
+  // A mean, var or std whose shared moments pass is planned already only finalizes it.
+  const auto& p = n->as<graph::ReduceParams>();
+  const auto shared = moments_roots_.find({n->inputs[0].get(), axes_mask(p.axes)});
+  if (is_moments_op(p.op) && shared != moments_roots_.end() && !shared->second.empty())
+    return Body{};
+  return lower_root(n->inputs[0]);
 }
 
-/// Number of distinct unmaterialised nodes fused below n.
-void fused_nodes(const Planner& p, const Node* n, bool root, std::unordered_set<const Node*>& seen) {
-  if (!seen.insert(n).second) return;
-  if (!root && p.is_materialized(n)) return;
-  for (const auto& in : n->inputs) fused_nodes(p, in.get(), false, seen);
-}
-
-Planner::Body Planner::lower_root(const NodePtr& n, const NodePtr& iteration_node) {
-  const int ndim = static_cast<int>(iteration_node->shape.ndim());
-  for (;;) {
-    Body body;
-    body.prog.ndim = ndim;
-    Lowerer lw(*this, ndim, body.prog, body.stored);
-    // The node being computed is lowered itself unless its blocks already exist in memory or
-    // come from a reduction: then the stage copies them.
-    lw.lower(n, identity_coords(ndim), n == iteration_node && n->kind != NodeKind::stored &&
-                                           n->kind != NodeKind::reduce);
-    renumber(body.prog);
-    if (body.prog.instrs.size() <= static_cast<std::size_t>(max_program_instrs) &&
-        body.prog.leaves.size() <= static_cast<std::size_t>(max_program_leaves))
-      return body;
-    // Past the cap: store the largest fused input subexpression and lower again.
-    const Node* best = nullptr;
-    std::size_t best_size = 0;
-    std::vector<const Node*> stack{n.get()};
-    std::unordered_set<const Node*> visited;
-    while (!stack.empty()) {
-      const Node* cur = stack.back();
+void Planner::materialize_reads(const Body& body) {
+  struct Pending {
+    NodePtr node;
+    std::optional<Body> program; ///< lowered, its reads pushed above it
+  };
+  std::vector<Pending> stack;
+  // Reads are planned in the order the program met them. `b` may live in the stack: the nodes
+  // are taken before the stack grows.
+  auto push_reads = [&](const Body& b) {
+    std::vector<NodePtr> reads;
+    for (auto it = b.stored.rbegin(); it != b.stored.rend(); ++it)
+      if (!blocks_of_.count(it->node.get())) reads.push_back(it->node);
+    for (NodePtr& node : reads) stack.push_back(Pending{std::move(node), std::nullopt});
+  };
+  push_reads(body);
+  while (!stack.empty()) {
+    const NodePtr node = stack.back().node;
+    if (blocks_of_.count(node.get())) {
       stack.pop_back();
-      if (!visited.insert(cur).second || (cur != n.get() && is_materialized(cur))) continue;
-      if (cur != n.get() && cur->kind == NodeKind::elementwise) {
-        std::unordered_set<const Node*> seen;
-        fused_nodes(*this, cur, true, seen);
-        if (seen.size() > best_size) {
-          best_size = seen.size();
-          best = cur;
-        }
-      }
-      for (const auto& in : cur->inputs) stack.push_back(in.get());
+      continue;
     }
-    if (!best) throw ValueError("internal: a program exceeds the size cap and cannot be split");
-    forced_.insert(best);
+    if (!stack.back().program) {
+      stack.back().program = materialize_program(node);
+      const std::size_t at = stack.size() - 1;
+      push_reads(*stack[at].program);
+      if (stack.size() > at + 1) continue;
+    }
+    Body program = std::move(*stack.back().program);
+    stack.pop_back();
+    std::vector<InputRef> refs = materialize_tasks(node, std::move(program));
+    blocks_of_.emplace(node.get(), std::move(refs));
   }
+}
+
+std::vector<InputRef> Planner::materialize_tasks(const NodePtr& n, Body body) {
+  if (n->kind == NodeKind::stored) {
+    std::vector<InputRef> refs;
+    for (const auto& b : n->as<graph::StoredParams>().data->blocks)
+      refs.push_back(InputRef{InputRef::Kind::stored, 0, b.get()});
+    return refs;
+  }
+  if (n->kind == NodeKind::reduce) return plan_reduce(n, std::move(body));
+  return plan_elementwise(n, std::move(body), Output{Output::Kind::buffer, n->dtype, 0, -1},
+                          nullptr);
+}
+
+void Planner::expect_tasks(const Node& n, const ChunkGrid& grid, std::uint64_t per_box) const {
+  // What planning and running keep per task: the task and its dependency list, its inputs, the
+  // copies that ordering makes, and the runtime's graph, counters and output slot.
+  constexpr std::uint64_t bytes_per_task = 640;
+  const std::uint64_t tasks =
+      plan.tasks.size() + per_box * static_cast<std::uint64_t>(grid.numblocks());
+  const bool fits = chunked::detail::bookkeeping_fits(tasks, bytes_per_task);
+  if (fits && tasks < std::numeric_limits<TaskId>::max()) return;
+  const std::string what = "planning an array of shape " + n.shape.to_string() + " in " +
+                           std::to_string(grid.numblocks()) + " blocks";
+  constexpr std::string_view advice = "use larger chunks: every block is at least one task";
+  if (!fits)
+    chunked::detail::throw_bookkeeping_too_large(tasks, bytes_per_task, what, "tasks", advice);
+  throw OutOfMemory(what + " needs " + std::to_string(tasks) + " tasks, more than the " +
+                    std::to_string(std::numeric_limits<TaskId>::max()) +
+                    " a plan can number; " + std::string(advice));
 }
 
 TaskId Planner::add_task(Task t, std::vector<TaskId> deps) {
@@ -334,19 +251,23 @@ InputRef Planner::resolve_read(const StoredLeafInfo& info, const std::array<inde
   for (std::size_t d = 0; d < nd; ++d) {
     const auto& a = info.coords[d];
     off[d] = a.off;
-    for (int k = 0; k < ndim; ++k) off[d] += a.c[k] * origin[k];
+    for (int k = 0; k < ndim; ++k)
+      off[d] = add_mul(off[d], a.c[k], origin[k]);
     lo[d] = hi[d] = off[d];
     for (int k = 0; k < ndim; ++k) {
-      const index_t span = a.c[k] * std::max<index_t>(0, extent[k] - 1);
-      (span < 0 ? lo[d] : hi[d]) += span;
+      const index_t span =
+          chunked::detail::checked_mul(a.c[k], std::max<index_t>(0, extent[k] - 1), map_context);
+      index_t& end = span < 0 ? lo[d] : hi[d];
+      end = chunked::detail::checked_add(end, span, map_context);
     }
   }
   auto read_through = [&](const std::vector<index_t>& region_lo, const std::vector<index_t>& region_extent) {
     const auto strides = c_strides(region_extent);
     map = AffineMap{};
     for (std::size_t d = 0; d < nd; ++d) {
-      map.base += strides[d] * (off[d] - region_lo[d]);
-      for (int k = 0; k < ndim; ++k) map.coef[k] += strides[d] * info.coords[d].c[k];
+      map.base = add_mul(map.base, strides[d], off[d] - region_lo[d]);
+      for (int k = 0; k < ndim; ++k)
+        map.coef[k] = add_mul(map.coef[k], strides[d], info.coords[d].c[k]);
     }
   };
   if (empty || src.shape.size() == 0) {
@@ -457,12 +378,14 @@ void Planner::add_program_inputs(std::uint32_t stage, index_t block, std::vector
   }
 }
 
-std::vector<InputRef> Planner::plan_elementwise(const NodePtr& n, const Output& out_template,
+std::vector<InputRef> Planner::plan_elementwise(const NodePtr& n, Body body,
+                                                const Output& out_template,
                                                 std::vector<TaskId>* task_ids) {
-  Body body = lower_root(n, n);
   body.prog.sink.kind = Sink::Kind::store;
   const auto every_axis = static_cast<std::uint32_t>((std::uint64_t{1} << n->shape.ndim()) - 1);
   const ChunkGrid grid = split_for_tasks(n->grid, every_axis, split_);
+  // A task per box of the grid, and for blocks cut into pieces a join per block.
+  expect_tasks(*n, grid, 2);
   const std::uint32_t stage = add_stage(std::move(body), grid);
   std::vector<InputRef> refs;
   if (out_template.kind == Output::Kind::destination || grid == n->grid) {
@@ -516,16 +439,6 @@ std::vector<InputRef> Planner::plan_elementwise(const NodePtr& n, const Output& 
   return refs;
 }
 
-std::uint32_t axes_mask(const std::vector<index_t>& axes) {
-  std::uint32_t mask = 0;
-  for (index_t a : axes) mask |= 1u << a;
-  return mask;
-}
-
-bool is_moments_op(ReduceOp op) {
-  return op == ReduceOp::mean || op == ReduceOp::var || op == ReduceOp::std;
-}
-
 void Planner::find_shared_moments(const std::vector<Request>& requests) {
   struct Use {
     int members = 0;
@@ -554,7 +467,7 @@ void Planner::find_shared_moments(const std::vector<Request>& requests) {
     if (use.members > 1 && use.second_moment) moments_roots_.emplace(key, std::vector<TaskId>{});
 }
 
-std::vector<InputRef> Planner::plan_reduce(const NodePtr& n) {
+std::vector<InputRef> Planner::plan_reduce(const NodePtr& n, Body body) {
   const auto& p = n->as<graph::ReduceParams>();
   const NodePtr& in = n->inputs[0];
   const std::uint32_t mask = axes_mask(p.axes);
@@ -570,7 +483,7 @@ std::vector<InputRef> Planner::plan_reduce(const NodePtr& n) {
   const auto shared =
       is_moments_op(p.op) ? moments_roots_.find({in.get(), mask}) : moments_roots_.end();
   if (shared == moments_roots_.end()) {
-    for (TaskId root : plan_reduce_tree(in, p, mask, n->dtype, comb, true))
+    for (TaskId root : plan_reduce_tree(in, std::move(body), p, mask, n->dtype, comb, true))
       refs.push_back(InputRef{InputRef::Kind::task, root, nullptr});
     return refs;
   }
@@ -582,7 +495,7 @@ std::vector<InputRef> Planner::plan_reduce(const NodePtr& n) {
     moments.op = ReduceOp::var;
     Combine tree = comb;
     tree.result = ReduceOp::var;
-    shared->second = plan_reduce_tree(in, moments, mask, n->dtype, tree, false);
+    shared->second = plan_reduce_tree(in, std::move(body), moments, mask, n->dtype, tree, false);
   }
   plan.combines.push_back(comb);
   const auto comb_index = static_cast<std::uint32_t>(plan.combines.size() - 1);
@@ -596,16 +509,17 @@ std::vector<InputRef> Planner::plan_reduce(const NodePtr& n) {
   return refs;
 }
 
-std::vector<TaskId> Planner::plan_reduce_tree(const NodePtr& in, const graph::ReduceParams& p,
-                                              std::uint32_t mask, DType result_dtype,
-                                              Combine comb, bool final) {
+std::vector<TaskId> Planner::plan_reduce_tree(const NodePtr& in, Body body,
+                                              const graph::ReduceParams& p, std::uint32_t mask,
+                                              DType result_dtype, Combine comb, bool final) {
   const int nd = static_cast<int>(in->shape.ndim());
-  Body body = lower_root(in, in);
   body.prog.sink.kind = Sink::Kind::reduce;
   body.prog.sink.op = p.op;
   body.prog.sink.reduced_axes = mask;
   // Cutting reduced axes only: the kept axes, and so the output blocks, stay the input's.
   const ChunkGrid grid = split_for_tasks(in->grid, mask, split_);
+  // A task per box of the grid, and fewer combines than that.
+  expect_tasks(*in, grid, 2);
   const std::uint32_t stage = add_stage(std::move(body), grid);
   plan.stages[stage].reduce_flat_index = p.flat_index;
   plan.stages[stage].reduce_input_strides = in->shape.strides();
@@ -635,6 +549,9 @@ std::vector<TaskId> Planner::plan_reduce_tree(const NodePtr& in, const graph::Re
       std::size_t kk = 0;
       for (int k = 0; k < nd; ++k)
         if (!((mask >> k) & 1u)) entries *= grid.lengths(k)[kept[kk++]];
+      // Backends allocate entries * words * 8 bytes per partial: refuse a count that wraps.
+      (void)chunked::detail::checked_mul(entries, 8 * partial_layout(p.op, in->dtype).words,
+                                "the partial states of one block, in bytes (use smaller chunks)");
     }
     auto partial_task = [&](index_t member) {
       std::vector<index_t> red(red_blocks.size());
@@ -669,38 +586,28 @@ std::vector<TaskId> Planner::plan_reduce_tree(const NodePtr& in, const graph::Re
   return roots;
 }
 
-const std::vector<InputRef>& Planner::materialize(const NodePtr& n) {
-  if (auto it = blocks_of_.find(n.get()); it != blocks_of_.end()) return it->second;
-  std::vector<InputRef> refs;
-  if (n->kind == NodeKind::stored) {
-    for (const auto& b : n->as<graph::StoredParams>().data->blocks)
-      refs.push_back(InputRef{InputRef::Kind::stored, 0, b.get()});
-  } else if (n->kind == NodeKind::reduce) {
-    refs = plan_reduce(n);
-  } else {
-    refs = plan_elementwise(n, Output{Output::Kind::buffer, n->dtype, 0, -1}, nullptr);
-  }
-  return blocks_of_.emplace(n.get(), std::move(refs)).first->second;
-}
-
 void Planner::request(const Request& r) {
-  plan.roots.push_back(r.node);
-  if (r.kind == Request::Kind::blocks) {
-    std::vector<TaskId> ids;
-    plan_elementwise(r.node, Output{Output::Kind::buffer, r.node->dtype, 0, -1}, &ids);
-    plan.result_blocks.push_back(std::move(ids));
-    return;
-  }
-  if (r.destination.shape != r.node->shape || r.destination.dtype != r.node->dtype)
+  if (r.kind == Request::Kind::destination &&
+      (r.destination.shape != r.node->shape || r.destination.dtype != r.node->dtype))
     throw ShapeError("destination of shape " + r.destination.shape.to_string() + " and dtype " +
                      std::string(dtype_name(r.destination.dtype)) + " does not match the array's " +
                      r.node->shape.to_string() + " " + std::string(dtype_name(r.node->dtype)));
+  plan.roots.push_back(r.node);
+  Body body = lower_root(r.node);
+  materialize_reads(body);
+  if (r.kind == Request::Kind::blocks) {
+    std::vector<TaskId> ids;
+    plan_elementwise(r.node, std::move(body), Output{Output::Kind::buffer, r.node->dtype, 0, -1},
+                     &ids);
+    plan.result_blocks.push_back(std::move(ids));
+    return;
+  }
   plan.destinations.push_back(r.destination);
   Output out;
   out.kind = Output::Kind::destination;
   out.dtype = r.node->dtype;
   out.destination = static_cast<int>(plan.destinations.size() - 1);
-  plan_elementwise(r.node, out, nullptr);
+  plan_elementwise(r.node, std::move(body), out, nullptr);
   plan.result_blocks.emplace_back();
 }
 
@@ -777,7 +684,8 @@ void Plan::instantiate(TaskId id, BlockProgram& out) const {
   }
   for (auto& leaf : out.leaves) {
     if (leaf.kind == LeafKind::stored || leaf.kind == LeafKind::constant) continue;
-    for (int k = 0; k < nd; ++k) leaf.map.base += leaf.map.coef[k] * origin[k];
+    for (int k = 0; k < nd; ++k)
+      leaf.map.base = add_mul(leaf.map.base, leaf.map.coef[k], origin[k]);
   }
   for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
     out.leaves[inputs[j].leaf].map = inputs[j].map;
@@ -817,11 +725,15 @@ std::string Plan::describe() const {
 }
 
 Plan make_plan(const std::vector<Request>& requests, const TaskSplit& split) {
-  Planner p(split);
-  p.find_shared_moments(requests);
-  for (const auto& r : requests) p.request(r);
-  order_for_locality(p.plan);
-  return std::move(p.plan);
+  return chunked::detail::reporting_out_of_memory(
+      "planning " + std::to_string(requests.size()) + " array(s)",
+      "use larger chunks, so that there are fewer blocks and tasks", [&] {
+        Planner p(split);
+        p.find_shared_moments(requests);
+        for (const auto& r : requests) p.request(r);
+        order_for_locality(p.plan);
+        return std::move(p.plan);
+      });
 }
 
 } // namespace chunked::plan

@@ -9,9 +9,10 @@
 namespace chunked {
 
 void validate(const ComputeOptions& options) {
-  if (options.num_threads < 0)
+  if (options.num_threads < 0 || options.num_threads > max_num_threads)
     throw ValueError("ComputeOptions::num_threads is " + std::to_string(options.num_threads) +
-                     "; expected 0 (all hardware threads) or a positive count");
+                     "; expected 0 (all hardware threads) or a count from 1 to " +
+                     std::to_string(max_num_threads));
   if (options.streams_per_device < 0)
     throw ValueError("ComputeOptions::streams_per_device is " +
                      std::to_string(options.streams_per_device) +

@@ -132,8 +132,13 @@ public:
       threads.reserve(static_cast<std::size_t>(num_workers_ - 1));
       for (int w = 1; w < num_workers_; ++w)
         threads.emplace_back([this, w] { worker_main(w); });
-    } catch (...) {
-      record_error(std::current_exception());
+    } catch (const std::exception& e) {
+      // The system refused a thread (or the memory for one): the error stops the workers already
+      // started, which are joined below like those of any failed run.
+      record_error(std::make_exception_ptr(OutOfMemory(
+          "starting worker thread " + std::to_string(threads.size() + 1) + " of " +
+          std::to_string(num_workers_) + " failed (" + e.what() +
+          "); ask for fewer with ComputeOptions::num_threads")));
     }
     worker_main(0);
     for (std::thread& thread : threads)

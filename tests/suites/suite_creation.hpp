@@ -128,21 +128,56 @@ TEST_F(Creation, ArangeIntegers) {
   }
 }
 
-TEST_F(Creation, ArangeFloatingComputesStartPlusIndexTimesStep) {
+TEST_F(Creation, ArangeIntegersWhoseSpanPassesInt64) {
+  // stop - start leaves int64, the elements do not: NumPy's np.arange(-9 * 10**18, 9 * 10**18,
+  // 4 * 10**18) has 5 elements.
+  constexpr std::int64_t e18 = 1'000'000'000'000'000'000, max = INT64_MAX, min = INT64_MIN;
+  constexpr std::int64_t q = std::int64_t{1} << 62;
+  for (index_t chunk : {1, 2, 3, 100}) {
+    check_arange<std::int64_t>(-9 * e18, 9 * e18, 4 * e18, chunk,
+                               {-9 * e18, -5 * e18, -e18, 3 * e18, 7 * e18});
+    check_arange<std::int64_t>(max, min, -q, chunk, {max, q - 1, -1, -q - 1});
+    check_arange<std::int64_t>(min, max, max, chunk, {min, -1, max - 1});
+    check_arange<std::int64_t>(min, max, min, chunk, {});
+    check_arange<std::int64_t>(max, min, min, chunk, {max, -1});
+    check_arange<std::int32_t>(INT32_MIN, INT32_MAX, 1 << 30, chunk,
+                               {INT32_MIN, -(1 << 30), 0, 1 << 30});
+  }
+  // The last values of a range of 2^59 elements.
+  const auto a = arange<std::int64_t, Backend>(min, max, 1 << 5, index_t{1} << 40);
+  EXPECT_EQ(a.size(), index_t{1} << 59);
+  EXPECT_EQ(a(-1).item(), max - 31);
+}
+
+TEST_F(Creation, ArangeFloatingIsNumPysFill) {
+  // Element i is start + i * ((start + step) - start), each operation rounded: np.arange(1, 2, 0.1)
+  // is [1.0, 1.1, 1.2000000000000002, 1.3000000000000003, ...], where start + i * step would give
+  // 1.2 and 1.3 (and a fused multiply-add 1.3 as well).
+  const double delta = (1.0 + 0.1) - 1.0;
+  std::vector<double> tenths_from_one;
+  for (int i = 0; i < 10; ++i)
+    tenths_from_one.push_back(1.0 + i * delta);
   for (index_t chunk : {1, 2, 4, 100}) {
+    check_arange<double>(1.0, 2.0, 0.1, chunk, tenths_from_one);
+    check_arange<double>(0.0, 1.0, 0.1, chunk,
+                         {0.0, 0.1, 0.2, 0.30000000000000004, 0.4, 0.5, 0.6000000000000001,
+                          0.7000000000000001, 0.8, 0.9});
     check_arange<double>(0.5, 2.0, 0.25, chunk, {0.5, 0.75, 1.0, 1.25, 1.5, 1.75});
-    // ceil((0 - 1) / -0.3) = 4 elements; element i is 1.0 + i * -0.3 (no accumulated error; one
-    // ulp of freedom for a fused multiply-add).
+    // ceil((0 - 1) / -0.3) = 4 elements; delta is 0.7 - 1.0 = -0.30000000000000004.
     check_arange<double>(1.0, 0.0, -0.3, chunk,
-                         {1.0, 1.0 + 1 * -0.3, 1.0 + 2 * -0.3, 1.0 + 3 * -0.3},
-                         Tolerance{0, 1e-16});
+                         {1.0, 0.7, 0.3999999999999999, 0.09999999999999987});
     check_arange<double>(0.0, 0.0, 0.5, chunk, {});
     check_arange<double>(0.0, -1.0, 0.5, chunk, {});
+    // One element: start itself, whatever start + step is.
+    check_arange<double>(1e308, 1.5e308, 1.7e308, chunk, {1e308}); // start + step is inf
+    // float32: the increment and the elements are rounded to float, as NumPy's float fill.
     std::vector<float> tenths;
+    const float fdelta = static_cast<float>(1.0 + static_cast<double>(0.1f)) - 1.0f;
     for (int i = 0; i < 10; ++i)
-      tenths.push_back(static_cast<float>(i * static_cast<double>(0.1f)));
-    check_arange<float>(0.0f, 1.0f, 0.1f, chunk, tenths, tight<float>());
+      tenths.push_back(1.0f + static_cast<float>(i) * fdelta);
+    check_arange<float>(1.0f, 2.0f, 0.1f, chunk, tenths);
   }
+  EXPECT_EQ((arange<double, Backend>(1.0, 2.0, 0.1, 3).compute()(3)), 1.3000000000000003);
 }
 
 TEST_F(Creation, ChunksAutomaticCoversTheShapeWithinTheTarget) {

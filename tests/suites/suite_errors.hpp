@@ -6,6 +6,8 @@
 #include "support/backend.hpp"
 #include "support/reference.hpp"
 
+#include <limits>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -172,7 +174,75 @@ TEST_F(Errors, BadGeneratorAndCreationArguments) {
   expect_error<ValueError>([] { (void)arange<std::int64_t, Backend>(0, 10, 0, 4); }, {"step"});
   expect_error<ValueError>([] { (void)arange<double, Backend>(0.0, 1.0, 0.0, 4); }, {"step"});
   expect_error<ValueError>([] { (void)Shape{4, -1}; }, {"-1", "axis 1"});
-  expect_error<ValueError>([] { (void)var(sample({3}), Axes{}, -1); }, {"ddof", "-1"});
+}
+
+TEST_F(Errors, CountsPastInt64AreValueErrorsWhenTheArrayIsMade) {
+  constexpr index_t big = index_t{1} << 32, huge = index_t{1} << 40;
+  const index_t max64 = std::numeric_limits<index_t>::max();
+  expect_error<ValueError>(
+      [] {
+        (void)zeros<double, Backend>(Shape{big, big}, Chunks{1024, 1024});
+      },
+      {"(4294967296, 4294967296)", "int64"});
+  // Accepted before, with size() 0, and later read outside the stored block.
+  expect_error<ValueError>(
+      [] {
+        (void)from_host<Backend>(std::span<const double>{}, Shape{big, big}, Chunks{4, 4});
+      },
+      {"(4294967296, 4294967296)"});
+  // Bytes past int64 (NumPy's limit): 2^60 doubles.
+  expect_error<ValueError>(
+      [] {
+        (void)ones<double, Backend>(Shape{index_t{1} << 30, index_t{1} << 30}, Chunks{64, 64});
+      },
+      {"(1073741824, 1073741824)", "bytes"});
+  // Broadcasting past int64.
+  const auto col = zeros<bool, Backend>(Shape{huge, 1}, Chunks{huge, 1});
+  const auto row = zeros<bool, Backend>(Shape{1, huge}, Chunks{1, huge});
+  expect_error<ValueError>([&] { (void)(col | row); }, {"(1099511627776, 1099511627776)"});
+  expect_error<ValueError>([&] { (void)where(col, row, col); }, {"(1099511627776, 1099511627776)"});
+  // Ranges of more elements or bytes than int64 counts.
+  expect_error<ValueError>([] { (void)arange<double, Backend>(-1e308, 1e308, 1.0, 64); },
+                           {"arange", "int64"});
+  expect_error<ValueError>([&] { (void)arange<std::int64_t, Backend>(-max64, max64, 1, 64); },
+                           {"18446744073709551614 elements"});
+  expect_error<ValueError>([] { (void)arange<std::int64_t, Backend>(0, index_t{1} << 61, 1, 64); },
+                           {"bytes"});
+}
+
+TEST_F(Errors, IntegerScalarsOutsideTheArrayTypeAreValueErrorsInArithmetic) {
+  // NEP 50: the scalar takes the array's type; NumPy raises OverflowError.
+  const auto i32 = zeros<std::int32_t, Backend>(Shape{4}, Chunks{2});
+  const auto i64 = zeros<std::int64_t, Backend>(Shape{4}, Chunks{2});
+  const auto b = zeros<bool, Backend>(Shape{4}, Chunks{2});
+  expect_error<ValueError>([&] { (void)(i32 + 3000000000LL); }, {"3000000000", "int32"});
+  expect_error<ValueError>([&] { (void)(-2147483649LL * i32); }, {"-2147483649", "int32"});
+  expect_error<ValueError>([&] { (void)(i32 / 2147483648LL); }, {"2147483648", "int32"});
+  expect_error<ValueError>([&] { (void)(i32 % (1ULL << 40)); }, {"1099511627776"});
+  expect_error<ValueError>([&] { (void)pow(i32, 1LL << 33); }, {"8589934592"});
+  expect_error<ValueError>([&] { (void)(i32 & 2147483648U); }, {"2147483648"});
+  expect_error<ValueError>([&] { (void)where(b, i32, std::int64_t{1} << 31); },
+                           {"2147483648", "int32"});
+  expect_error<ValueError>([&] { (void)(i64 + (1ULL << 63)); }, {"9223372036854775808", "int64"});
+  expect_error<ValueError>([&] { (void)(b + (1ULL << 63)); }, {"9223372036854775808", "int64"});
+  expect_error<ValueError>(
+      [&] {
+        auto x = i32;
+        x += 3000000000LL;
+      },
+      {"3000000000"});
+  // The bounds themselves fit; float scalars promote as before.
+  EXPECT_EQ((i32 + 2147483647LL).dtype(), DType::int32);
+  EXPECT_EQ((i32 + -2147483648LL).compute()(0), std::numeric_limits<std::int32_t>::min());
+  EXPECT_EQ((i64 + 9223372036854775807ULL).compute()(1), std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ((i32 + 3e9).compute()(0), 3e9);
+}
+
+TEST_F(Errors, BoolOperationsSayWhatNumPyDoes) {
+  const auto b = zeros<bool, Backend>(Shape{4}, Chunks{2});
+  expect_error<ValueError>([&] { (void)(b - b); }, {"NumPy rejects it too", "^"});
+  expect_error<ValueError>([&] { (void)(b % b); }, {"int8", "cast"});
+  expect_error<ValueError>([&] { (void)pow(b, true); }, {"int8", "cast"});
 }
 
 TEST_F(Errors, BadComputeOptions) {
@@ -200,6 +270,28 @@ TEST_F(Errors, CudaWithoutADeviceSuggestsAuto) {
   expect_error<BackendError>([&] { (void)x.sum().item(); }, {"Cuda", "Auto"});
   expect_error<BackendError>([&] { (void)x.persist(); }, {"Cuda", "Auto"});
   EXPECT_EQ(x.to<Auto>().sum().item(), 0.0) << "Auto falls back to the CPU";
+  // An empty array has nothing to compute, but its backend is no more usable.
+  const auto empty = zeros<double, Cuda>(Shape{0, 3}, Chunks{2, 2});
+  expect_error<BackendError>([&] { (void)empty.compute(); }, {"Cuda", "Auto"});
+  expect_error<BackendError>([&] { empty.to_host({}); }, {"Cuda", "Auto"});
+  expect_error<BackendError>([&] { (void)chunked::compute({}, empty, empty); }, {"Cuda", "Auto"});
+  EXPECT_EQ(empty.to<Auto>().compute().size(), 0) << "Auto falls back to the CPU";
+}
+
+// compute() of an empty array checks its options as for any other array.
+TEST_F(Errors, EmptyArraysCheckComputeOptions) {
+  const A empty = sample({3, 0});
+  ComputeOptions threads;
+  threads.num_threads = -2;
+  expect_error<ValueError>([&] { (void)empty.compute(threads); }, {"num_threads", "-2"});
+  expect_error<ValueError>([&] { empty.to_host({}, threads); }, {"num_threads", "-2"});
+  expect_error<ValueError>([&] { (void)chunked::compute(threads, empty, sample({0})); },
+                           {"num_threads", "-2"});
+  ComputeOptions twice;
+  twice.devices = {0, 0};
+  expect_error<ValueError>([&] { (void)empty.compute(twice); }, {"devices", "device 0 twice"});
+  EXPECT_EQ(empty.compute().size(), 0);
+  EXPECT_EQ(std::get<0>(chunked::compute(ComputeOptions{}, empty)).size(), 0);
 }
 
 TEST_F(Errors, AThrowingProgressCallbackLeavesTheRuntimeUsable) {

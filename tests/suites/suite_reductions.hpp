@@ -207,6 +207,31 @@ TEST_F(Reductions, IntegerAndBoolSumsAccumulateInInt64) {
   EXPECT_TRUE(f.any().item());
 }
 
+// NumPy accepts any ddof and divides by max(N - ddof, 0): np.var([1, 2, 3], ddof=-1) is 2 / 4,
+// ddof=3 gives 2 / 0 = inf, and 0 / 0 = NaN where the values do not vary.
+TEST_F(Reductions, AnyDdofDividesByNMinusDdofAsNumPy) {
+  std::mt19937_64 rng(17);
+  const auto ref = random_dense<double>({6, 5}, rng);
+  for (const auto& chunks : chunkings_for(ref.shape())) {
+    SCOPED_TRACE(label(chunks));
+    const auto x = make_array<Backend>(ref, chunks);
+    for (index_t ddof : {-1, -7, 6}) {
+      EXPECT_TRUE(
+          matches(x.var(Axes{0}, ddof).compute(), ref_var(ref, {0}, ddof, false), tight<double>()));
+      EXPECT_TRUE(matches(x.std(Axes{1}, ddof, true).compute(), ref_var(ref, {1}, ddof, true, true),
+                          tight<double>()));
+    }
+  }
+  const auto v = from_host<Backend>(std::vector<std::int32_t>{1, 2, 3}, Shape{3}, Chunks{2});
+  EXPECT_EQ(v.var(Axes{}, -1).item(), 0.5);
+  EXPECT_EQ(v.std(Axes{}, -5).item(), 0.5);
+  EXPECT_EQ(v.var(Axes{}, 3).item(), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(v.var(Axes{}, std::numeric_limits<index_t>::max()).item(),
+            std::numeric_limits<double>::infinity());
+  EXPECT_EQ(v.var(Axes{}, std::numeric_limits<index_t>::min()).item(), 2.0 / 0x1p63);
+  EXPECT_TRUE(std::isnan(full<double, Backend>(Shape{2}, Chunks{1}, 4.0).var(Axes{}, 2).item()));
+}
+
 TEST_F(Reductions, EmptyArraysHaveIdentities) {
   for (const auto& shape : std::vector<Extents>{{0}, {3, 0}, {0, 4, 2}}) {
     for (const auto& c : chunkings_for(shape)) {

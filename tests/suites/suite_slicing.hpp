@@ -149,6 +149,46 @@ TEST_F(Slicing, ViewsOfElementwiseResultsAndOfReductions) {
   }
 }
 
+TEST_F(Slicing, StepsNearPlusMinus2To63KeepWhatPythonKeeps) {
+  // list(range(10))[s] in Python; the lengths used to overflow to empty views or errors.
+  constexpr index_t max = std::numeric_limits<index_t>::max();
+  constexpr index_t min = std::numeric_limits<index_t>::min();
+  const auto x = arange<std::int64_t, Backend>(0, 10, 1, 3);
+  auto values = [&](Slice s) {
+    const auto v = x(s).compute();
+    return std::vector<std::int64_t>(v.begin(), v.end());
+  };
+  EXPECT_EQ(values(slice(0, 10, max)), (std::vector<std::int64_t>{0}));
+  EXPECT_EQ(values(slice(none, none, min)), (std::vector<std::int64_t>{9}));
+  EXPECT_EQ(values(slice(2, none, -max)), (std::vector<std::int64_t>{2}));
+  EXPECT_EQ(values(slice(none, -1, max)), (std::vector<std::int64_t>{0}));
+  EXPECT_EQ(values(slice(min, max, max - 1)), (std::vector<std::int64_t>{0}));
+  EXPECT_EQ(values(slice(max, min, -3)), (std::vector<std::int64_t>{9, 6, 3, 0}));
+}
+
+TEST_F(Slicing, HugeLazyArraysWhoseCountsFitStayValid) {
+  // 2^62 bools: one byte each, within int64's bytes.
+  const index_t n = index_t{1} << 31;
+  const auto col = zeros<bool, Backend>(Shape{n, 1}, Chunks{index_t{1} << 20, 1});
+  const auto y = col | (arange<std::int64_t, Backend>(0, n, 1, index_t{1} << 24) > 5);
+  EXPECT_EQ(y.size(), index_t{1} << 62);
+  EXPECT_EQ(y.nbytes(), std::size_t{1} << 62);
+  const auto row = y(7, slice(3, 9)).compute();
+  EXPECT_EQ(std::vector<bool>(row.begin(), row.end()),
+            (std::vector<bool>{false, false, false, true, true, true}));
+  const auto corner = y(slice(none, none, -(n - 1)), slice(none, none, n - 5)).compute();
+  EXPECT_EQ(corner.shape(), (Shape{2, 2}));
+  EXPECT_EQ(std::vector<bool>(corner.begin(), corner.end()),
+            (std::vector<bool>{false, true, false, true}));
+  // 2^59 int64 values, read and reduced at their far end.
+  const auto a = arange<std::int64_t, Backend>(0, index_t{1} << 59, 1, index_t{1} << 40);
+  const auto strided = a(slice(none, none, index_t{1} << 56));
+  EXPECT_EQ(strided.size(), 8);
+  EXPECT_EQ(strided.sum().item(), 28 * (index_t{1} << 56));
+  EXPECT_EQ(a(slice(-2, none)).compute()(1), (index_t{1} << 59) - 1);
+  EXPECT_EQ(a(slice(none, none, -(index_t{1} << 58)))(1).item(), (index_t{1} << 58) - 1);
+}
+
 TEST_F(Slicing, ViewChunksFollowTheSourceBlocks) {
   // Positions that read one source block form one chunk of the view (as in Dask).
   const auto x = zeros<double, Backend>(Shape{10}, Chunks{4});

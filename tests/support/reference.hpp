@@ -477,15 +477,14 @@ Dense<ref_mean_t<T>> ref_mean(const Dense<T>& a, const std::vector<index_t>& axe
   });
 }
 
-/// Two-pass variance in long double, divided by N - ddof (NaN when that is <= 0, like NumPy).
+/// Two-pass variance in long double, divided by max(N - ddof, 0) for any ddof, like NumPy (so
+/// N - ddof <= 0 gives inf, or NaN where the values do not vary).
 template <class T>
 Dense<ref_mean_t<T>> ref_var(const Dense<T>& a, const std::vector<index_t>& axes, index_t ddof,
                              bool keepdims, bool take_sqrt = false) {
   return reduce_groups<ref_mean_t<T>>(a, axes, keepdims, [&](const std::vector<T>& v) {
     using R = ref_mean_t<T>;
     const auto n = static_cast<long double>(v.size());
-    if (static_cast<index_t>(v.size()) - ddof <= 0)
-      return std::numeric_limits<R>::quiet_NaN();
     long double m = 0;
     for (T x : v)
       m += static_cast<long double>(x);
@@ -493,7 +492,8 @@ Dense<ref_mean_t<T>> ref_var(const Dense<T>& a, const std::vector<index_t>& axes
     long double ss = 0;
     for (T x : v)
       ss += (static_cast<long double>(x) - m) * (static_cast<long double>(x) - m);
-    const long double var = ss / (n - static_cast<long double>(ddof));
+    const long double dof = std::max(n - static_cast<long double>(ddof), 0.0L);
+    const long double var = ss / dof;
     return static_cast<R>(take_sqrt ? std::sqrt(var) : var);
   });
 }

@@ -290,8 +290,9 @@ Value ref_leaf(const Leaf& leaf, const std::vector<index_t>& i, int ndim,
   case LeafKind::stored:
     return inputs[leaf.input]->get(at);
   case LeafKind::arange:
-    if (is_floating(leaf.dtype))
-      return ref_cast(leaf.dtype, std::fma(static_cast<double>(at), leaf.b.f, leaf.a.f));
+    if (is_floating(leaf.dtype)) // NumPy's fill, in the dtype: a + i * b rounded twice, unfused
+      return leaf.dtype == DType::float32 ? Value(float(leaf.a.f) + float(at) * float(leaf.b.f))
+                                          : Value(leaf.a.f + double(at) * leaf.b.f);
     return ref_cast(leaf.dtype,
                     static_cast<std::int64_t>(static_cast<std::uint64_t>(leaf.a.i) +
                                               static_cast<std::uint64_t>(at) *

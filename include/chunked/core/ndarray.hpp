@@ -24,7 +24,8 @@ class NDArray {
   using value_type = T;
 
   NDArray() : NDArray(Shape{0}) {}
-  /// Storage for `shape`, every value zero.
+  /// Storage for `shape`, every value zero. ValueError when its bytes would exceed int64,
+  /// OutOfMemory when they cannot be allocated.
   explicit NDArray(Shape shape) : NDArray(uninitialized(std::move(shape))) {
     std::memset(data_.get(), 0, bytes_of(size_)); // all-zero bits are 0 for every element type
   }
@@ -79,9 +80,12 @@ class NDArray {
 
  private:
   struct Raw {};
+  // array_nbytes raises ValueError for a shape whose bytes exceed int64, so that bytes_of never
+  // wraps; an allocation that fails is an OutOfMemory.
   NDArray(Shape shape, Raw)
       : shape_(std::move(shape)), size_(shape_.size()),
-        data_(static_cast<T*>(detail::allocate_host(bytes_of(size_))), Free{bytes_of(size_)}) {}
+        data_(static_cast<T*>(detail::allocate_host(detail::array_nbytes(shape_, sizeof(T)))),
+              Free{bytes_of(size_)}) {}
 
   template <std::size_t N>
   std::size_t offset_of(const std::array<index_t, N>& index) const {

@@ -13,6 +13,9 @@
 namespace chunked {
 
 /// The extent of each axis, outermost first (C order). A Shape of rank 0 describes a scalar.
+///
+/// Every extent is >= 0 and the product of the non-zero extents fits int64 (else ValueError when
+/// the shape is made, as NumPy counts), so size() and strides() never overflow.
 class Shape {
  public:
   Shape() = default;
@@ -45,6 +48,10 @@ class Shape {
 namespace detail {
 /// "(a, b)" / "(a,)" / "()": Python's tuple notation, used for shapes and chunk lengths.
 std::string format_tuple(const std::vector<index_t>& values);
+/// Bytes of an array of `shape` whose elements take `element_size` bytes. ValueError naming the
+/// shape when they exceed int64 (NumPy's limit, size * itemsize <= the largest intp): every byte
+/// count of an array that exists then fits both int64 and size_t.
+std::size_t array_nbytes(const Shape& shape, std::size_t element_size);
 } // namespace detail
 
 /// Maps a possibly negative axis to [0, ndim), or throws IndexError naming the axis and rank.

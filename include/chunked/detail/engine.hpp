@@ -17,6 +17,8 @@ struct HostTarget {
 };
 
 /// Plans all targets together (shared intermediates computed once) and runs them on `backend`.
+/// Empty targets are left out; with none left, an empty plan still runs, so that options and
+/// backend are checked exactly as for arrays with elements.
 void compute_into(const std::vector<HostTarget>& targets, BackendKind backend, const ComputeOptions& options);
 
 /// Computes node's blocks and keeps them in memory as a stored node with the same grid.

@@ -17,6 +17,8 @@
 namespace chunked::graph {
 
 struct Node;
+/// Nodes made by the constructors below are deleted without recursion, however long the chain of
+/// inputs that goes with the last reference.
 using NodePtr = std::shared_ptr<const Node>;
 
 /// Blocks already held in memory (from_host, persist, a computed intermediate). Each block is one

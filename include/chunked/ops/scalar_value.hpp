@@ -20,8 +20,9 @@ enum class LeafKind : std::uint8_t {
   normal,   ///< DESIGN section 4 normal at flat index map(i): mean a.f, stddev b.f
   uniform,  ///< uniform at flat index map(i) in [a.f, b.f) (random::uniform_form of the dtype)
   integers, ///< integers at flat index map(i) in [a.i, b.i)
-  arange,   ///< a + map(i) * b: floats as one rounding, fma(double(map(i)), b.f, a.f), then
-            ///< rounded to the dtype; integers in wrapping int64 arithmetic, then cast
+  arange,   ///< a + map(i) * b: floats as NumPy's fill, T(a.f) + T(map(i)) * T(b.f) in the
+            ///< dtype T, multiply and add each rounded (b.f is NumPy's increment, see
+            ///< detail::arange_delta); integers in wrapping int64 arithmetic, then cast
   stored,   ///< element map(i) of the program's input buffer `input`, of the leaf's dtype
 };
 

@@ -16,6 +16,9 @@ enum class Scheduler {
   single_threaded, ///< inline on the calling thread, in task order: for debugging and profiling
 };
 
+/// The most CPU worker threads ComputeOptions::num_threads may ask for.
+inline constexpr int max_num_threads = 4096;
+
 /// Options of `compute()`, `item()`, `persist()` and `to_host()`. The defaults use the whole
 /// machine.
 ///
@@ -28,7 +31,8 @@ enum class Scheduler {
 struct ComputeOptions {
   /// `threads` runs tasks on worker threads; `single_threaded` runs them on the calling thread.
   Scheduler scheduler = Scheduler::threads;
-  /// CPU worker threads; 0 = all hardware threads.
+  /// CPU worker threads; 0 = all hardware threads. At most max_num_threads: more workers than
+  /// any machine has hardware threads only contend, and each reserves a stack.
   int num_threads = 0;
   /// CUDA devices to use, each named once; empty = all visible. One worker per GPU.
   std::vector<int> devices;
@@ -46,8 +50,8 @@ struct ComputeOptions {
 };
 
 /// Throws ValueError naming the field when an option is out of range (a negative thread or
-/// stream count, a negative or repeated device); every backend checks its options with it before
-/// running anything.
+/// stream count, more threads than max_num_threads, a negative or repeated device); every backend
+/// checks its options with it before running anything.
 void validate(const ComputeOptions& options);
 
 } // namespace chunked

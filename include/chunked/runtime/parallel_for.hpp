@@ -16,7 +16,8 @@ namespace chunked::runtime {
 /// Calls fn(i) for every i in [0, count) on up to `threads` threads, the calling thread being one
 /// of them; each thread takes the next index not yet taken, so uneven jobs balance. Every job
 /// runs even when one throws; the first exception thrown is rethrown once all have finished.
-/// With threads <= 1 or count <= 1 the jobs run in order on the calling thread.
+/// With threads <= 1 or count <= 1 the jobs run in order on the calling thread; where the system
+/// starts fewer threads than asked, the jobs run on those it started.
 template <class F> void parallel_for(std::size_t count, std::size_t threads, F&& fn) {
   threads = std::min(threads, count);
   std::atomic<std::size_t> next{0};
@@ -34,9 +35,15 @@ template <class F> void parallel_for(std::size_t count, std::size_t threads, F&&
     }
   };
   std::vector<std::thread> pool;
-  pool.reserve(threads > 1 ? threads - 1 : 0);
-  for (std::size_t k = 1; k < threads; ++k)
-    pool.emplace_back(work);
+  try {
+    pool.reserve(threads > 1 ? threads - 1 : 0);
+    for (std::size_t k = 1; k < threads; ++k)
+      pool.emplace_back(work);
+  } catch (...) {
+    // The system refused a thread (or the memory for one). The jobs are independent, so the
+    // threads already started and this one run them all; letting the error leave here would
+    // destroy running threads, which ends the program.
+  }
   work();
   for (std::thread& thread : pool)
     thread.join();

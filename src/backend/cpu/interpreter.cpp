@@ -231,10 +231,10 @@ void fill_arange(const Leaf& leaf, const void*, index_t offset, index_t step, in
                  void* out) {
   T* dst = static_cast<T*>(out);
   if constexpr (std::is_floating_point_v<T>) {
-    for (index_t k = 0; k < len; ++k) {
-      const double pos = static_cast<double>(offset + k * step);
-      dst[k] = static_cast<T>(std::fma(pos, leaf.b.f, leaf.a.f));
-    }
+    // NumPy's fill: start + i * delta in T, rounded twice (this file is never built with fma).
+    const T start = static_cast<T>(leaf.a.f), delta = static_cast<T>(leaf.b.f);
+    for (index_t k = 0; k < len; ++k)
+      dst[k] = start + static_cast<T>(offset + k * step) * delta;
   } else {
     for (index_t k = 0; k < len; ++k)
       dst[k] = cast_value<T>(wrap_add(leaf.a.i, wrap_mul(offset + k * step, leaf.b.i)));

@@ -26,9 +26,9 @@ inline constexpr index_t tile_elements = 2048;
 /// identities (reduce).
 ///
 /// Semantics beyond the comments of block_program.hpp:
-/// - arange leaves of floating dtype compute `fma(map(i), b, a)` in double (one rounding, the same
-///   on every backend), then round to the leaf dtype; integer and bool dtypes compute
-///   `a + map(i) * b` in wrapping int64, then cast.
+/// - arange leaves of floating dtype T compute `T(a) + T(map(i)) * T(b)` in T, the multiply and
+///   the add each rounded (NumPy's fill, the same on every backend); integer and bool dtypes
+///   compute `a + map(i) * b` in wrapping int64, then cast.
 /// - normal and uniform leaves of any dtype take the double sample and cast it; integers leaves
 ///   the int64 sample (chunked::random::*_at of flat index map(i)).
 /// - Floating sums and means add each tile's (or each row segment's) pairwise double sum to the

@@ -105,9 +105,14 @@ CHUNKED_KD i64 integers_sample(const LeafArgs& l, i64 flat) {
 }
 #endif
 
+/// NumPy's fill, as the CPU computes it: start + T(pos) * delta in T, a multiply and an add each
+/// rounded (never fused into an fma).
 template <class T> CHUNKED_KD T arange_value(const LeafArgs& l, i64 pos) {
-  if constexpr (is_float<T>::value)
-    return static_cast<T>(__fma_rn(static_cast<double>(pos), l.bf, l.af));
+  if constexpr (is_same<T, float>::value)
+    return __fadd_rn(static_cast<float>(l.af),
+                     __fmul_rn(static_cast<float>(pos), static_cast<float>(l.bf)));
+  else if constexpr (is_same<T, double>::value)
+    return __dadd_rn(l.af, __dmul_rn(static_cast<double>(pos), l.bf));
   else
     return cast_value<T>(wrap_add(l.ai, wrap_mul(pos, l.bi)));
 }
