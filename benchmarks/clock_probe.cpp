@@ -108,8 +108,7 @@ int main(int argc, char** argv) {
     double (*work)();
     bool usable;
   };
-  const Kind kinds[] = {{"scalar", scalar_work, true},
-                        {"AVX-512", avx512_work, has_avx512()}};
+  const Kind kinds[] = {{"scalar", scalar_work, true}, {"AVX-512", avx512_work, has_avx512()}};
   for (const Kind& k : kinds) {
     if (!k.usable)
       continue;

@@ -142,8 +142,7 @@ __attribute__((target("avx512f"))) void result(Problem& p, std::size_t r0, std::
   _mm_sfence();
 }
 
-__attribute__((target("avx512f"))) void stream_copy(double* out, const double* in,
-                                                    std::size_t n) {
+__attribute__((target("avx512f"))) void stream_copy(double* out, const double* in, std::size_t n) {
   for (std::size_t i = 0; i < n; i += 8)
     _mm512_stream_pd(out + i, _mm512_load_pd(in + i));
   _mm_sfence();
@@ -164,8 +163,8 @@ template <class F> double median_ms(F&& f) {
   for (int i = 0; i < 7; ++i) {
     const auto a = std::chrono::steady_clock::now();
     f();
-    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a)
-                    .count());
+    t.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
@@ -218,8 +217,7 @@ int main(int argc, char** argv) {
       [](double* out, const double* in, std::size_t k) { std::memcpy(out, in, k * 8); });
   const double stream_ms = copy_on_threads(stream_copy);
   const double best = std::min(memcpy_ms, stream_ms);
-  std::printf("x: %zu x %zu float64 (%zu MiB), %d threads\n", p.rows, cols, n * 8 >> 20,
-              p.threads);
+  std::printf("x: %zu x %zu float64 (%zu MiB), %d threads\n", p.rows, cols, n * 8 >> 20, p.threads);
   std::printf("memcpy %.2f ms, non-temporal copy %.2f ms; ratios below are to the faster\n",
               memcpy_ms, stream_ms);
   const double two = median_ms([&] { standardize(p, cols, 0); });

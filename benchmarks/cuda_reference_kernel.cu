@@ -158,8 +158,9 @@ int main(int argc, char** argv) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
-  std::printf("median warm: chunked %.4f s, reference kernel (rows, sinpi only) %.4f s, ratio %.3f\n",
-              median(ours), median(reference), median(ours) / median(reference));
+  std::printf(
+      "median warm: chunked %.4f s, reference kernel (rows, sinpi only) %.4f s, ratio %.3f\n",
+      median(ours), median(reference), median(ours) / median(reference));
   return 0;
 }
 #endif

@@ -16,7 +16,8 @@
 // fastest memcpy of the same traffic split over 1, 2, 4, ... up to the same number of threads,
 // timed here; on a GPU it is a device-to-device copy, which needs CUDA and is therefore measured
 // by benchmarks/peers/b3_gpu.py (benchmarks/run_gpu_peers.py sets the two side by side); the
-// library's own copy is printed beside it. Results are checked against host references on a few columns.
+// library's own copy is printed beside it. Results are checked against host references on a few
+// columns.
 #include "driver_util.hpp"
 
 #include <chunked/chunked.hpp>
@@ -48,12 +49,13 @@ struct Config : bench::SizeOptions {
 
 constexpr const char* usage_text =
     "usage: chunked-b3-benchmark [--gib G] [--cols C] [--chunk-mib M | --chunk-cols K]\n"
-    "                            [--backend cpu|cuda|auto] [--threads N] [--repeat R] [--json FILE]\n"
+    "                            [--backend cpu|cuda|auto] [--threads N] [--repeat R] [--json "
+    "FILE]\n"
     "  --gib        size of each of the four arrays in GiB (default 1)\n"
     "  --cols       columns (default 4096); rows follow from --gib\n"
     "  --chunk-mib  chunk size in MiB, whole rows (default 128)\n"
-    "  --chunk-cols chunks of whole columns, K wide, instead: each chunk spans the reduced axis\n" CHUNKED_BENCH_USAGE_COMMON(
-        "timed runs after one warm-up run (default 5)");
+    "  --chunk-cols chunks of whole columns, K wide, instead: each chunk spans the reduced "
+    "axis\n" CHUNKED_BENCH_USAGE_COMMON("timed runs after one warm-up run (default 5)");
 
 bool parse_args(int argc, char** argv, Config& c) {
   return bench::parse_command_line(argc, argv, "chunked-b3-benchmark", usage_text, 1, c,
@@ -153,8 +155,9 @@ std::vector<Program> measure(const Config& c, index_t rows, const ComputeOptions
   const index_t cols = c.cols;
   const Shape shape{rows, cols};
   const index_t chunk_rows =
-      c.chunk_cols > 0 ? rows
-                       : std::clamp<index_t>(c.chunk_mib * (index_t{1} << 20) / (8 * cols), 1, rows);
+      c.chunk_cols > 0
+          ? rows
+          : std::clamp<index_t>(c.chunk_mib * (index_t{1} << 20) / (8 * cols), 1, rows);
   const Chunks chunks{chunk_rows, c.chunk_cols > 0 ? std::min(c.chunk_cols, cols) : cols};
   ChunkedArray<double, B> a, b, cc, x;
   {
@@ -300,9 +303,8 @@ int main(int argc, char** argv) try {
 }}
 )",
                 rows, c.cols, c.gib, c.chunk_cols > 0 ? 0 : c.chunk_mib, c.chunk_cols, c.backend,
-                c.threads, gpu ? 0 : workers, c.repeat,
-                json_number(memcpy_rate), memcpy.threads, memcpy_json, library_copy_rate,
-                json_programs));
+                c.threads, gpu ? 0 : workers, c.repeat, json_number(memcpy_rate), memcpy.threads,
+                memcpy_json, library_copy_rate, json_programs));
   }
   return 0;
 } catch (const std::exception& e) {

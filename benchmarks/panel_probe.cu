@@ -239,17 +239,17 @@ __global__ void __launch_bounds__(T, 1) fused_standardize(FusedArgs a) {
 /// traffic, and two panels live in the L2.
 struct L2Args {
   Chunks in, out;
-  double2* partials;    // [2][G][W] (sum of x - k, sum of (x - k)^2), by panel parity
-  double2* stats;       // [2][W] (mean, std), by panel parity
-  unsigned* arrivals;   // [panels]
-  unsigned* published;  // [panels]: the panel's statistics are out (combines may end out of order)
+  double2* partials;   // [2][G][W] (sum of x - k, sum of (x - k)^2), by panel parity
+  double2* stats;      // [2][W] (mean, std), by panel parity
+  unsigned* arrivals;  // [panels]
+  unsigned* published; // [panels]: the panel's statistics are out (combines may end out of order)
 };
 
 template <int W, int T, int MINB, bool AHEAD>
 __global__ void __launch_bounds__(T, MINB) l2_standardize(L2Args a) {
-  constexpr int V = W / 2;      // 16-byte vectors per row of a panel
-  constexpr int R = T / V;      // rows a block reads at once
-  constexpr int L = T / W;      // combining lanes per column
+  constexpr int V = W / 2; // 16-byte vectors per row of a panel
+  constexpr int R = T / V; // rows a block reads at once
+  constexpr int L = T / W; // combining lanes per column
   constexpr int panels = cols / W;
   constexpr int batch = 4;
   static_assert(L >= 1 && L <= 32 && (L & (L - 1)) == 0);
@@ -271,8 +271,8 @@ __global__ void __launch_bounds__(T, MINB) l2_standardize(L2Args a) {
       double2 x[batch];
 #pragma unroll
       for (int b = 0; b < batch; ++b)
-        x[b] = r + b * R < r1 ? __ldcg(reinterpret_cast<const double2*>(at(a.in, r + b * R, col)))
-                              : k;
+        x[b] =
+            r + b * R < r1 ? __ldcg(reinterpret_cast<const double2*>(at(a.in, r + b * R, col))) : k;
 #pragma unroll
       for (int b = 0; b < batch; ++b) {
         const double dx = x[b].x - k.x, dy = x[b].y - k.y;
@@ -510,8 +510,8 @@ void probe_l2(const Device& d, int repeats, float copy_ms) {
     void* params[] = {&a};
     const float ms = time_ms(repeats, [&] {
       CHECK(cudaMemsetAsync(a.arrivals, 0, sizeof(unsigned) * 2 * (cols / W)));
-      CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), blocks, T, params,
-                                        0));
+      CHECK(
+          cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), blocks, T, params, 0));
     });
     CHECK(cudaDeviceSynchronize());
     std::printf("l2 W=%-3d T=%-4d grid=%-4d %s %8.3f ms  %.2f of copy  worst rel. error %.2e\n", W,

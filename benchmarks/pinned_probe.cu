@@ -3,10 +3,10 @@
 // backend's transfer buffers need it (many blocks of 256 MiB), and whether the way chosen changes
 // the host -> device copy rate. For GIB GiB of data already in host memory (no library code):
 //
-//   malloc-host 1    cudaMallocHost per block and a memcpy into it, one thread (the library before);
-//   malloc-host 16   cudaMallocHost for every block on one thread, then the copies on all cores;
-//   malloc-host par  both on all cores, each thread its own blocks;
-//   register seq     2 MiB-aligned host memory offered for huge pages, copied into on all cores,
+//   malloc-host 1    cudaMallocHost per block and a memcpy into it, one thread (the library
+//   before); malloc-host 16   cudaMallocHost for every block on one thread, then the copies on all
+//   cores; malloc-host par  both on all cores, each thread its own blocks; register seq     2
+//   MiB-aligned host memory offered for huge pages, copied into on all cores,
 //                    then cudaHostRegister block by block on one thread;
 //   register par     the same with each thread registering its own blocks after copying;
 //   register first   the same registering each block before copying into it;
@@ -32,7 +32,7 @@
   do {                                                                                             \
     const cudaError_t s_ = (call);                                                                 \
     if (s_ != cudaSuccess) {                                                                       \
-      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(s_));                     \
+      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(s_));                      \
       std::exit(1);                                                                                \
     }                                                                                              \
   } while (0)
@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const double gb = static_cast<double>(blocks * block_bytes) / 1e9;
   std::vector<char> source(blocks * block_bytes);
-  on_threads(cores, blocks, [&](std::size_t b) { std::memset(&source[b * block_bytes], 1, block_bytes); });
+  on_threads(cores, blocks,
+             [&](std::size_t b) { std::memset(&source[b * block_bytes], 1, block_bytes); });
   CHECK(cudaFree(nullptr)); // the context, outside every timing
   std::vector<void*> p(blocks);
   auto copy_in = [&](std::size_t b) { std::memcpy(p[b], &source[b * block_bytes], block_bytes); };

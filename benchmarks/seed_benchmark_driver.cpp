@@ -153,8 +153,8 @@ template <class B> Timings measure(const Config& c, const ComputeOptions& option
   // is not the seed program's cost; a one-element sum, whose kernels share nothing with the seed
   // program's, pays for it first, so that the first run's excess over a warm run is the seed
   // program's own code generation.
-  t.startup = bench::seconds_of(
-      [&] { (void)zeros<double, B>(Shape{1}, Chunks{1}).sum().item(options); });
+  t.startup =
+      bench::seconds_of([&] { (void)zeros<double, B>(Shape{1}, Chunks{1}).sum().item(options); });
   t.first = timed();
   for (int i = 0; i < c.repeat; ++i)
     t.warm.push_back(timed());
@@ -239,8 +239,8 @@ int main(int argc, char** argv) try {
 )",
                 c.shape.rows, c.shape.cols, c.chunks.rows, c.chunks.cols, chunks, c.backend,
                 c.threads, c.streams, workers, c.repeat, c.seed, t.result, expected, tolerance,
-                ok ? "true" : "false", t.startup, t.first, bench::json_list(t.warm), med, kept / med,
-                total / med, per_chunk, per_chunk_worker, estimate, refs));
+                ok ? "true" : "false", t.startup, t.first, bench::json_list(t.warm), med,
+                kept / med, total / med, per_chunk, per_chunk_worker, estimate, refs));
   }
   if (!ok) {
     std::fprintf(stderr,

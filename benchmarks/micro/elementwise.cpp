@@ -78,13 +78,20 @@ void bm_op(benchmark::State& state) {
     bench::report_traffic(state, host.size() * (sizeof(double) + sizeof(T)), n, loop);
   };
   switch (state.range(2)) {
-  case 0: return time("minimum(x, 1.5)", minimum(x, 1.5));
-  case 1: return time("clip(x, 1.2, 1.8)", clip(x, 1.2, 1.8));
-  case 2: return time("x < 1.5", x < 1.5);
-  case 3: return time("where(x > 1.5, x, 0.0)", where(x > 1.5, x, 0.0));
-  case 4: return time("sqrt(x)", sqrt(x));
-  case 5: return time("abs(x - 1.5)", abs(x - 1.5));
-  default: return time("x.astype<float>()", x.astype<float>());
+  case 0:
+    return time("minimum(x, 1.5)", minimum(x, 1.5));
+  case 1:
+    return time("clip(x, 1.2, 1.8)", clip(x, 1.2, 1.8));
+  case 2:
+    return time("x < 1.5", x < 1.5);
+  case 3:
+    return time("where(x > 1.5, x, 0.0)", where(x > 1.5, x, 0.0));
+  case 4:
+    return time("sqrt(x)", sqrt(x));
+  case 5:
+    return time("abs(x - 1.5)", abs(x - 1.5));
+  default:
+    return time("x.astype<float>()", x.astype<float>());
   }
 }
 

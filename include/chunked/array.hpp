@@ -23,20 +23,21 @@ namespace chunked {
 
 /// Axes to reduce over. `Axes{0, 2}`; negative axes count from the end; `Axes{}` means all axes.
 class Axes {
- public:
+public:
   Axes() = default;
   Axes(std::initializer_list<index_t> axes) : axes_(axes) {}
   explicit Axes(std::vector<index_t> axes) : axes_(std::move(axes)) {}
   const std::vector<index_t>& values() const { return axes_; }
   bool all() const { return axes_.empty(); }
 
- private:
+private:
   std::vector<index_t> axes_;
 };
 
 namespace detail {
 using IndexArg = std::variant<index_t, Slice>;
-/// x(i, slice(...), ...): integers drop their axis, slices keep it, missing trailing axes stay whole.
+/// x(i, slice(...), ...): integers drop their axis, slices keep it, missing trailing axes stay
+/// whole.
 graph::NodePtr index_view(const graph::NodePtr& node, const std::vector<IndexArg>& args);
 graph::NodePtr reduce(const graph::NodePtr& node, ops::ReduceOp op, const Axes& axes, bool keepdims,
                       index_t ddof = 0);
@@ -55,14 +56,14 @@ graph::NodePtr empty_array(DType dtype);
 /// auto x = rng.normal<double>(chunked::Shape{1000, 1000}, chunked::Chunks{100, 100});
 /// double s = (x + 1.0)(chunked::slice(chunked::none, chunked::none, 2)).sum().item();
 /// @endcode
-template <class T, class Backend = Cpu>
-class ChunkedArray {
+template <class T, class Backend = Cpu> class ChunkedArray {
   static_assert(is_element_type_v<T>,
                 "ChunkedArray<T>: T must be bool, std::int32_t, std::int64_t, float or double");
-  static_assert(is_backend_v<Backend>,
-                "ChunkedArray<T, Backend>: Backend must be chunked::Cpu, chunked::Cuda or chunked::Auto");
+  static_assert(
+      is_backend_v<Backend>,
+      "ChunkedArray<T, Backend>: Backend must be chunked::Cpu, chunked::Cuda or chunked::Auto");
 
- public:
+public:
   using value_type = T;
   using backend_type = Backend;
 
@@ -73,8 +74,8 @@ class ChunkedArray {
   /// Wraps a graph node (for extensions); the node's dtype must be T's.
   explicit ChunkedArray(graph::NodePtr node) : node_(std::move(node)) {
     if (node_->dtype != dtype_v<T>)
-      throw ValueError("ChunkedArray<" + std::string(dtype_name(dtype_v<T>)) + "> given a node of dtype " +
-                       std::string(dtype_name(node_->dtype)));
+      throw ValueError("ChunkedArray<" + std::string(dtype_name(dtype_v<T>)) +
+                       "> given a node of dtype " + std::string(dtype_name(node_->dtype)));
   }
 
   const Shape& shape() const { return node_->shape; }
@@ -89,55 +90,70 @@ class ChunkedArray {
 
   /// A lazy view, NumPy-style: an integer drops its axis (negative counts from the end; out of
   /// range is an IndexError now), a Slice keeps it; axes not given stay whole.
-  template <class... I>
-  ChunkedArray operator()(I... index) const {
+  template <class... I> ChunkedArray operator()(I... index) const {
     static_assert(((std::is_integral_v<I> || std::is_same_v<I, Slice>)&&...),
                   "ChunkedArray::operator(): arguments must be integers or chunked::Slice");
     return ChunkedArray(detail::index_view(node_, {to_index_arg(index)...}));
   }
 
   // Reductions (lazy). Axes{} = all axes.
-  auto sum(const Axes& axes = {}, bool keepdims = false) const { return reduce<detail::sum_t<T>>(ops::ReduceOp::sum, axes, keepdims); }
-  auto prod(const Axes& axes = {}, bool keepdims = false) const { return reduce<detail::sum_t<T>>(ops::ReduceOp::prod, axes, keepdims); }
-  auto min(const Axes& axes = {}, bool keepdims = false) const { return reduce<T>(ops::ReduceOp::min, axes, keepdims); }
-  auto max(const Axes& axes = {}, bool keepdims = false) const { return reduce<T>(ops::ReduceOp::max, axes, keepdims); }
+  auto sum(const Axes& axes = {}, bool keepdims = false) const {
+    return reduce<detail::sum_t<T>>(ops::ReduceOp::sum, axes, keepdims);
+  }
+  auto prod(const Axes& axes = {}, bool keepdims = false) const {
+    return reduce<detail::sum_t<T>>(ops::ReduceOp::prod, axes, keepdims);
+  }
+  auto min(const Axes& axes = {}, bool keepdims = false) const {
+    return reduce<T>(ops::ReduceOp::min, axes, keepdims);
+  }
+  auto max(const Axes& axes = {}, bool keepdims = false) const {
+    return reduce<T>(ops::ReduceOp::max, axes, keepdims);
+  }
   /// The sum divided by the count. Computed in one program with var() or std() of the same array
   /// over the same axes (standardising, say), all of them come from one pass that keeps
   /// (count, mean, M2): the mean is then the running mean, equal to the sum's within rounding.
   /// Where the data hold infinities or NaN, either way the mean is NumPy's (+inf or -inf for
   /// infinities of one sign, else NaN) and var() and std() are NaN, on every chunking.
-  auto mean(const Axes& axes = {}, bool keepdims = false) const { return reduce<detail::mean_t<T>>(ops::ReduceOp::mean, axes, keepdims); }
-  auto any(const Axes& axes = {}, bool keepdims = false) const { return reduce<bool>(ops::ReduceOp::any, axes, keepdims); }
-  auto all(const Axes& axes = {}, bool keepdims = false) const { return reduce<bool>(ops::ReduceOp::all, axes, keepdims); }
+  auto mean(const Axes& axes = {}, bool keepdims = false) const {
+    return reduce<detail::mean_t<T>>(ops::ReduceOp::mean, axes, keepdims);
+  }
+  auto any(const Axes& axes = {}, bool keepdims = false) const {
+    return reduce<bool>(ops::ReduceOp::any, axes, keepdims);
+  }
+  auto all(const Axes& axes = {}, bool keepdims = false) const {
+    return reduce<bool>(ops::ReduceOp::all, axes, keepdims);
+  }
   /// Variance with `ddof` delta degrees of freedom: divides by max(N - ddof, 0) for any ddof,
   /// negative ones too, as NumPy (so N - ddof <= 0 gives inf, or NaN where the data do not vary).
   auto var(const Axes& axes = {}, index_t ddof = 0, bool keepdims = false) const {
-    return ChunkedArray<detail::mean_t<T>, Backend>(detail::reduce(node_, ops::ReduceOp::var, axes, keepdims, ddof));
+    return ChunkedArray<detail::mean_t<T>, Backend>(
+        detail::reduce(node_, ops::ReduceOp::var, axes, keepdims, ddof));
   }
   auto std(const Axes& axes = {}, index_t ddof = 0, bool keepdims = false) const {
-    return ChunkedArray<detail::mean_t<T>, Backend>(detail::reduce(node_, ops::ReduceOp::std, axes, keepdims, ddof));
+    return ChunkedArray<detail::mean_t<T>, Backend>(
+        detail::reduce(node_, ops::ReduceOp::std, axes, keepdims, ddof));
   }
   /// Index of the smallest element: a C-order flat index (int64) when axis is none, else the
   /// position along `axis`. NaN counts as smallest; ties give the first occurrence.
   auto argmin(std::optional<int> axis = {}) const {
-    return ChunkedArray<std::int64_t, Backend>(detail::arg_reduce(node_, ops::ReduceOp::argmin, axis));
+    return ChunkedArray<std::int64_t, Backend>(
+        detail::arg_reduce(node_, ops::ReduceOp::argmin, axis));
   }
   auto argmax(std::optional<int> axis = {}) const {
-    return ChunkedArray<std::int64_t, Backend>(detail::arg_reduce(node_, ops::ReduceOp::argmax, axis));
+    return ChunkedArray<std::int64_t, Backend>(
+        detail::arg_reduce(node_, ops::ReduceOp::argmax, axis));
   }
 
   /// The same values with other chunk lengths (aligned lazily by the planner).
-  ChunkedArray rechunk(const Chunks& chunks) const { return ChunkedArray(detail::rechunk(node_, chunks)); }
+  ChunkedArray rechunk(const Chunks& chunks) const {
+    return ChunkedArray(detail::rechunk(node_, chunks));
+  }
   /// Elementwise conversion (C++ static_cast semantics; to bool is `!= 0`).
-  template <class U>
-  ChunkedArray<U, Backend> astype() const {
+  template <class U> ChunkedArray<U, Backend> astype() const {
     return ChunkedArray<U, Backend>(graph::cast(node_, dtype_v<U>));
   }
   /// The same array computed on backend B2; stored blocks move when it is computed.
-  template <class B2>
-  ChunkedArray<T, B2> to() const {
-    return ChunkedArray<T, B2>(node_);
-  }
+  template <class B2> ChunkedArray<T, B2> to() const { return ChunkedArray<T, B2>(node_); }
 
   /// Computes the whole array into a dense host array (C order). An empty array checks `options`
   /// and the backend as any other does (ValueError, BackendError) and computes nothing.
@@ -149,8 +165,8 @@ class ChunkedArray {
   /// The only element; ShapeError (before computing anything) unless size() == 1.
   T item(const ComputeOptions& options = {}) const {
     if (size() != 1)
-      throw ShapeError("item(): the array has shape " + shape().to_string() + " (" + std::to_string(size()) +
-                       " elements); expected exactly one element");
+      throw ShapeError("item(): the array has shape " + shape().to_string() + " (" +
+                       std::to_string(size()) + " elements); expected exactly one element");
     T value{};
     detail::compute_into({{node_, &value}}, backend_traits<Backend>::kind, options);
     return value;
@@ -163,15 +179,17 @@ class ChunkedArray {
   void to_host(std::span<T> out, const ComputeOptions& options = {}) const {
     if (static_cast<index_t>(out.size()) != size())
       throw ShapeError("to_host: the output span holds " + std::to_string(out.size()) +
-                       " elements but the array " + shape().to_string() + " has " + std::to_string(size()));
+                       " elements but the array " + shape().to_string() + " has " +
+                       std::to_string(size()));
     detail::compute_into({{node_, out.data()}}, backend_traits<Backend>::kind, options);
   }
 
- private:
-  template <class I>
-  static detail::IndexArg to_index_arg(I i) {
-    if constexpr (std::is_same_v<I, Slice>) return i;
-    else return static_cast<index_t>(i);
+private:
+  template <class I> static detail::IndexArg to_index_arg(I i) {
+    if constexpr (std::is_same_v<I, Slice>)
+      return i;
+    else
+      return static_cast<index_t>(i);
   }
   template <class U>
   ChunkedArray<U, Backend> reduce(ops::ReduceOp op, const Axes& axes, bool keepdims) const {
@@ -181,15 +199,12 @@ class ChunkedArray {
   graph::NodePtr node_;
 };
 
-template <class T>
-inline constexpr bool is_chunked_array_v = false;
-template <class T, class B>
-inline constexpr bool is_chunked_array_v<ChunkedArray<T, B>> = true;
+template <class T> inline constexpr bool is_chunked_array_v = false;
+template <class T, class B> inline constexpr bool is_chunked_array_v<ChunkedArray<T, B>> = true;
 
 /// Computes several arrays in one pass over shared work: intermediates they have in common are
 /// computed once. Returns a std::tuple of NDArray. All arrays must use the same backend.
-template <class... A>
-auto compute(const ComputeOptions& options, const A&... arrays) {
+template <class... A> auto compute(const ComputeOptions& options, const A&... arrays) {
   static_assert(sizeof...(A) > 0, "chunked::compute needs at least one array");
   using First = std::tuple_element_t<0, std::tuple<A...>>;
   using B = typename First::backend_type;

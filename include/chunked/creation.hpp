@@ -11,7 +11,8 @@
 namespace chunked {
 
 namespace detail {
-graph::NodePtr constant(const Shape& shape, const Chunks& chunks, DType t, double f, std::int64_t i);
+graph::NodePtr constant(const Shape& shape, const Chunks& chunks, DType t, double f,
+                        std::int64_t i);
 /// Number of elements of arange(start, stop, step): NumPy's ceil((stop - start) / step), exact for
 /// integers whatever stop - start; ValueError for a zero or non-finite argument or for more
 /// elements than int64 counts.
@@ -26,8 +27,9 @@ double arange_delta(double start, double step, DType t, index_t length);
 /// An array of `shape` whose every element is `value`.
 template <class T, class B = Cpu>
 ChunkedArray<T, B> full(const Shape& shape, const Chunks& chunks, T value) {
-  return ChunkedArray<T, B>(detail::constant(shape, chunks, dtype_v<T>, static_cast<double>(value),
-                                             std::is_floating_point_v<T> ? 0 : static_cast<std::int64_t>(value)));
+  return ChunkedArray<T, B>(
+      detail::constant(shape, chunks, dtype_v<T>, static_cast<double>(value),
+                       std::is_floating_point_v<T> ? 0 : static_cast<std::int64_t>(value)));
 }
 template <class T, class B = Cpu>
 ChunkedArray<T, B> zeros(const Shape& shape, const Chunks& chunks) {
@@ -53,7 +55,8 @@ ChunkedArray<T, B> arange(T start, T stop, T step, index_t chunk) {
   ops::Scalar a, s;
   index_t n;
   if constexpr (std::is_floating_point_v<T>) {
-    n = detail::arange_length(static_cast<double>(start), static_cast<double>(stop), static_cast<double>(step));
+    n = detail::arange_length(static_cast<double>(start), static_cast<double>(stop),
+                              static_cast<double>(step));
     a.f = static_cast<double>(start);
     s.f =
         detail::arange_delta(static_cast<double>(start), static_cast<double>(step), dtype_v<T>, n);
@@ -70,20 +73,21 @@ ChunkedArray<T, B> arange(T start, T stop, T step, index_t chunk) {
 /// Cuda backend (and Auto with a usable GPU) the copy lives in pinned host memory, so that
 /// computations move it to the GPUs asynchronously and at the bus's full rate.
 template <class B = Cpu, class T>
-ChunkedArray<std::remove_const_t<T>, B> from_host(std::span<T> data, const Shape& shape, const Chunks& chunks) {
+ChunkedArray<std::remove_const_t<T>, B> from_host(std::span<T> data, const Shape& shape,
+                                                  const Chunks& chunks) {
   using U = std::remove_const_t<T>;
   if (static_cast<index_t>(data.size()) != shape.size())
     throw ShapeError("from_host: " + std::to_string(data.size()) + " values given for shape " +
                      shape.to_string() + " of " + std::to_string(shape.size()) + " elements");
-  return ChunkedArray<U, B>(
-      detail::store_host_data(data.data(), dtype_v<U>, shape, chunks.resolve(shape, sizeof(U)),
-                              backend_traits<B>::kind));
+  return ChunkedArray<U, B>(detail::store_host_data(
+      data.data(), dtype_v<U>, shape, chunks.resolve(shape, sizeof(U)), backend_traits<B>::kind));
 }
 /// The same from any contiguous range of elements (std::vector, std::array, ...).
 template <class B = Cpu, std::ranges::contiguous_range R>
-  requires is_element_type_v<std::ranges::range_value_t<R>>
+requires is_element_type_v<std::ranges::range_value_t<R>>
 auto from_host(const R& data, const Shape& shape, const Chunks& chunks) {
-  return from_host<B>(std::span<const std::ranges::range_value_t<R>>(std::ranges::data(data), std::ranges::size(data)),
+  return from_host<B>(std::span<const std::ranges::range_value_t<R>>(std::ranges::data(data),
+                                                                     std::ranges::size(data)),
                       shape, chunks);
 }
 template <class B = Cpu, class T>

@@ -21,16 +21,18 @@
 
 namespace chunked::detail {
 /// NumPy-like text of n values of a C-order array: nested brackets, "..." past 1000 elements.
-template <class T>
-std::string format_values(const T* data, const Shape& shape) {
+template <class T> std::string format_values(const T* data, const Shape& shape) {
   const index_t nd = shape.ndim();
   const bool truncate = shape.size() > 1000;
   std::string out;
   auto value = [](T v) {
-    if constexpr (std::is_same_v<T, bool>) return std::string(v ? "true" : "false");
-    else return fmt::format("{}", v);
+    if constexpr (std::is_same_v<T, bool>)
+      return std::string(v ? "true" : "false");
+    else
+      return fmt::format("{}", v);
   };
-  if (nd == 0) return value(data[0]);
+  if (nd == 0)
+    return value(data[0]);
   const auto strides = shape.strides();
   auto rec = [&](auto&& self, index_t axis, index_t offset) -> void {
     out += '[';
@@ -40,9 +42,12 @@ std::string format_values(const T* data, const Shape& shape) {
         out += "..., ";
         i = n - 3;
       }
-      if (axis + 1 == nd) out += value(data[offset + i * strides[axis]]);
-      else self(self, axis + 1, offset + i * strides[axis]);
-      if (i + 1 < n) out += axis + 1 == nd ? ", " : ",\n" + std::string(static_cast<std::size_t>(axis + 1), ' ');
+      if (axis + 1 == nd)
+        out += value(data[offset + i * strides[axis]]);
+      else
+        self(self, axis + 1, offset + i * strides[axis]);
+      if (i + 1 < n)
+        out += axis + 1 == nd ? ", " : ",\n" + std::string(static_cast<std::size_t>(axis + 1), ' ');
     }
     out += ']';
   };
@@ -51,28 +56,25 @@ std::string format_values(const T* data, const Shape& shape) {
 }
 } // namespace chunked::detail
 
-template <>
-struct fmt::formatter<chunked::Shape> : fmt::formatter<std::string> {
+template <> struct fmt::formatter<chunked::Shape> : fmt::formatter<std::string> {
   auto format(const chunked::Shape& s, format_context& ctx) const {
     return fmt::formatter<std::string>::format(s.to_string(), ctx);
   }
 };
-template <>
-struct fmt::formatter<chunked::Chunks> : fmt::formatter<std::string> {
+template <> struct fmt::formatter<chunked::Chunks> : fmt::formatter<std::string> {
   auto format(const chunked::Chunks& c, format_context& ctx) const {
     return fmt::formatter<std::string>::format(c.to_string(), ctx);
   }
 };
-template <>
-struct fmt::formatter<chunked::ChunkGrid> : fmt::formatter<std::string> {
+template <> struct fmt::formatter<chunked::ChunkGrid> : fmt::formatter<std::string> {
   auto format(const chunked::ChunkGrid& g, format_context& ctx) const {
     return fmt::formatter<std::string>::format(g.to_string(), ctx);
   }
 };
-template <class T>
-struct fmt::formatter<chunked::NDArray<T>> : fmt::formatter<std::string> {
+template <class T> struct fmt::formatter<chunked::NDArray<T>> : fmt::formatter<std::string> {
   auto format(const chunked::NDArray<T>& a, format_context& ctx) const {
-    return fmt::formatter<std::string>::format(chunked::detail::format_values(a.data(), a.shape()), ctx);
+    return fmt::formatter<std::string>::format(chunked::detail::format_values(a.data(), a.shape()),
+                                               ctx);
   }
 };
 template <class T, class B>
@@ -82,15 +84,17 @@ struct fmt::formatter<chunked::ChunkedArray<T, B>> : fmt::formatter<std::string>
     std::vector<chunked::index_t> c;
     for (chunked::index_t k = 0; k < g.ndim(); ++k) {
       chunked::index_t m = 0;
-      for (chunked::index_t l : g.lengths(k)) m = std::max(m, l);
+      for (chunked::index_t l : g.lengths(k))
+        m = std::max(m, l);
       c.push_back(m);
     }
     return chunked::Shape(std::move(c));
   }
   auto format(const chunked::ChunkedArray<T, B>& x, format_context& ctx) const {
     return fmt::formatter<std::string>::format(
-        fmt::format("ChunkedArray<{}, {}>(shape={}, chunksize={}, blocks={})", chunked::dtype_name(x.dtype()),
-                    chunked::backend_traits<B>::name, x.shape(), chunksize(x.chunks()), x.numblocks()),
+        fmt::format("ChunkedArray<{}, {}>(shape={}, chunksize={}, blocks={})",
+                    chunked::dtype_name(x.dtype()), chunked::backend_traits<B>::name, x.shape(),
+                    chunksize(x.chunks()), x.numblocks()),
         ctx);
   }
 };

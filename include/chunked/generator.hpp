@@ -14,10 +14,11 @@ namespace chunked {
 ///
 /// @code
 /// chunked::Generator rng(42);
-/// auto x = rng.normal<double, chunked::Cuda>(chunked::Shape{500000, 500000}, chunked::Chunks{10000, 10000}, 10.0, 1.0);
+/// auto x = rng.normal<double, chunked::Cuda>(chunked::Shape{500000, 500000},
+/// chunked::Chunks{10000, 10000}, 10.0, 1.0);
 /// @endcode
 class Generator {
- public:
+public:
   explicit Generator(std::uint64_t seed) : seed_(seed) {}
 
   std::uint64_t seed() const { return seed_; }
@@ -57,10 +58,10 @@ class Generator {
     return make<T, B>(ops::LeafKind::integers, shape, chunks, a, b);
   }
 
- private:
+private:
   template <class T, class B>
-  ChunkedArray<T, B> make(ops::LeafKind dist, const Shape& shape, const Chunks& chunks, ops::Scalar a,
-                          ops::Scalar b) {
+  ChunkedArray<T, B> make(ops::LeafKind dist, const Shape& shape, const Chunks& chunks,
+                          ops::Scalar a, ops::Scalar b) {
     graph::RandomParams p{dist, seed_, stream_, a, b};
     auto node = graph::make_random(shape, chunks.resolve(shape, sizeof(T)), dtype_v<T>, p);
     ++stream_; // only once the array is valid, so a rejected call does not shift later streams

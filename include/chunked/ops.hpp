@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Elementwise operators and functions on ChunkedArray, with NumPy broadcasting and NEP 50 promotion.
+// Elementwise operators and functions on ChunkedArray, with NumPy broadcasting and NEP 50
+// promotion.
 #pragma once
 
 #include <chunked/array.hpp>
@@ -16,12 +17,12 @@ namespace detail {
 graph::NodePtr binary(ops::OpCode op, DType compute, DType result, const graph::NodePtr& a,
                       const graph::NodePtr& b);
 graph::NodePtr unary(ops::OpCode op, DType compute, DType result, const graph::NodePtr& a);
-graph::NodePtr where(const graph::NodePtr& cond, DType result, const graph::NodePtr& a, const graph::NodePtr& b);
+graph::NodePtr where(const graph::NodePtr& cond, DType result, const graph::NodePtr& a,
+                     const graph::NodePtr& b);
 /// A rank-0 constant of dtype t holding the scalar (broadcast by the operation using it).
 graph::NodePtr scalar(DType t, double f, std::int64_t i);
 
-template <class S>
-graph::NodePtr scalar_node(DType t, S s) {
+template <class S> graph::NodePtr scalar_node(DType t, S s) {
   return scalar(t, static_cast<double>(s), is_floating(t) ? 0 : static_cast<std::int64_t>(s));
 }
 
@@ -30,28 +31,28 @@ graph::NodePtr scalar_node(DType t, S s) {
 /// them, as in NumPy, not a comparison by value.
 enum class OpClass { arithmetic, true_divide, comparison, bitwise, logical };
 
-template <OpClass C, class R>
-constexpr void check_op_types() {
+template <OpClass C, class R> constexpr void check_op_types() {
   if constexpr (C == OpClass::bitwise)
     static_assert(!std::is_floating_point_v<R>, "& | ^ ~ need bool or integer arrays");
 }
 
-template <class T>
-inline constexpr bool is_array_v = is_chunked_array_v<std::remove_cvref_t<T>>;
+template <class T> inline constexpr bool is_array_v = is_chunked_array_v<std::remove_cvref_t<T>>;
 
 /// Result element type of op class C on types A and B (after promotion P).
 template <OpClass C, class P>
-using op_result_t = std::conditional_t<C == OpClass::comparison || C == OpClass::logical, bool,
-                                       std::conditional_t<C == OpClass::true_divide, true_div_t<P>, P>>;
+using op_result_t =
+    std::conditional_t<C == OpClass::comparison || C == OpClass::logical, bool,
+                       std::conditional_t<C == OpClass::true_divide, true_div_t<P>, P>>;
 template <OpClass C, class P>
 using op_compute_t = std::conditional_t<C == OpClass::true_divide, true_div_t<P>, P>;
 
 /// add/mul of bools are logical or/and, as in NumPy; subtraction of bools is an error there.
-template <class P>
-constexpr ops::OpCode bool_aware(ops::OpCode op) {
+template <class P> constexpr ops::OpCode bool_aware(ops::OpCode op) {
   if constexpr (std::is_same_v<P, bool>) {
-    if (op == ops::OpCode::add) return ops::OpCode::bit_or;
-    if (op == ops::OpCode::mul) return ops::OpCode::bit_and;
+    if (op == ops::OpCode::add)
+      return ops::OpCode::bit_or;
+    if (op == ops::OpCode::mul)
+      return ops::OpCode::bit_and;
   }
   return op;
 }
@@ -130,7 +131,7 @@ auto apply_scalar(ops::OpCode op, const ChunkedArray<A, Bk>& a, S s, bool scalar
         const P bound = below ? std::numeric_limits<P>::min() : std::numeric_limits<P>::max();
         // x <= max and x >= min hold for every x; x > max and x < min for none.
         const ops::OpCode always = below ? (truth ? ops::OpCode::ge : ops::OpCode::lt)
-                                          : (truth ? ops::OpCode::le : ops::OpCode::gt);
+                                         : (truth ? ops::OpCode::le : ops::OpCode::gt);
         return ChunkedArray<R, Bk>(
             binary(always, dtype_v<K>, dtype_v<R>, a.node(), scalar_node(dtype_v<K>, bound)));
       }
@@ -160,18 +161,18 @@ auto apply(ops::OpCode op, S s, const ChunkedArray<A, Bk>& a) {
 }
 } // namespace detail
 
-#define CHUNKED_DEFINE_BINARY_OPERATOR(SYM, OPCODE, CLASS)                                              \
+#define CHUNKED_DEFINE_BINARY_OPERATOR(SYM, OPCODE, CLASS)                                         \
   template <class A, class B, class Bk>                                                            \
   auto operator SYM(const ChunkedArray<A, Bk>& a, const ChunkedArray<B, Bk>& b) {                  \
-    return detail::apply<detail::OpClass::CLASS>(ops::OpCode::OPCODE, a, b);                      \
+    return detail::apply<detail::OpClass::CLASS>(ops::OpCode::OPCODE, a, b);                       \
   }                                                                                                \
   template <class A, class Bk, class S, std::enable_if_t<detail::is_scalar_v<S>, int> = 0>         \
   auto operator SYM(const ChunkedArray<A, Bk>& a, S s) {                                           \
-    return detail::apply<detail::OpClass::CLASS>(ops::OpCode::OPCODE, a, s);                      \
+    return detail::apply<detail::OpClass::CLASS>(ops::OpCode::OPCODE, a, s);                       \
   }                                                                                                \
   template <class A, class Bk, class S, std::enable_if_t<detail::is_scalar_v<S>, int> = 0>         \
   auto operator SYM(S s, const ChunkedArray<A, Bk>& a) {                                           \
-    return detail::apply<detail::OpClass::CLASS>(ops::OpCode::OPCODE, s, a);                      \
+    return detail::apply<detail::OpClass::CLASS>(ops::OpCode::OPCODE, s, a);                       \
   }
 
 CHUNKED_DEFINE_BINARY_OPERATOR(+, add, arithmetic)
@@ -194,15 +195,15 @@ CHUNKED_DEFINE_BINARY_OPERATOR(^, bit_xor, bitwise)
 #define CHUNKED_DEFINE_BINARY_FUNCTION(NAME, OPCODE)                                               \
   template <class A, class B, class Bk>                                                            \
   auto NAME(const ChunkedArray<A, Bk>& a, const ChunkedArray<B, Bk>& b) {                          \
-    return detail::apply<detail::OpClass::arithmetic>(ops::OpCode::OPCODE, a, b);                 \
+    return detail::apply<detail::OpClass::arithmetic>(ops::OpCode::OPCODE, a, b);                  \
   }                                                                                                \
   template <class A, class Bk, class S, std::enable_if_t<detail::is_scalar_v<S>, int> = 0>         \
   auto NAME(const ChunkedArray<A, Bk>& a, S s) {                                                   \
-    return detail::apply<detail::OpClass::arithmetic>(ops::OpCode::OPCODE, a, s);                 \
+    return detail::apply<detail::OpClass::arithmetic>(ops::OpCode::OPCODE, a, s);                  \
   }                                                                                                \
   template <class A, class Bk, class S, std::enable_if_t<detail::is_scalar_v<S>, int> = 0>         \
   auto NAME(S s, const ChunkedArray<A, Bk>& a) {                                                   \
-    return detail::apply<detail::OpClass::arithmetic>(ops::OpCode::OPCODE, s, a);                 \
+    return detail::apply<detail::OpClass::arithmetic>(ops::OpCode::OPCODE, s, a);                  \
   }
 
 CHUNKED_DEFINE_BINARY_FUNCTION(minimum, minimum)
@@ -217,7 +218,7 @@ CHUNKED_DEFINE_BINARY_FUNCTION(pow, pow)
   ChunkedArray<T, Bk>& operator SYM##=(ChunkedArray<T, Bk>& a, const R& b) {                       \
     auto r = a SYM b;                                                                              \
     static_assert(std::is_same_v<typename decltype(r)::value_type, T>,                             \
-                  "compound assignment would change the array's element type; write x = x op y"); \
+                  "compound assignment would change the array's element type; write x = x op y");  \
     a = r;                                                                                         \
     return a;                                                                                      \
   }
@@ -232,22 +233,21 @@ CHUNKED_DEFINE_COMPOUND_ASSIGNMENT(^)
 #undef CHUNKED_DEFINE_COMPOUND_ASSIGNMENT
 
 /// Unary minus; not defined for bool arrays (as in NumPy).
-template <class T, class B>
-ChunkedArray<T, B> operator-(const ChunkedArray<T, B>& x) {
+template <class T, class B> ChunkedArray<T, B> operator-(const ChunkedArray<T, B>& x) {
   static_assert(!std::is_same_v<T, bool>, "unary - is not defined for bool arrays; use ~");
   return ChunkedArray<T, B>(detail::unary(ops::OpCode::neg, dtype_v<T>, dtype_v<T>, x.node()));
 }
 /// Bitwise not of integers, logical not of bools.
-template <class T, class B>
-ChunkedArray<T, B> operator~(const ChunkedArray<T, B>& x) {
+template <class T, class B> ChunkedArray<T, B> operator~(const ChunkedArray<T, B>& x) {
   static_assert(!std::is_floating_point_v<T>, "~ needs bool or integer arrays");
   return ChunkedArray<T, B>(detail::unary(ops::OpCode::bit_not, dtype_v<T>, dtype_v<T>, x.node()));
 }
 
-template <class T, class B>
-ChunkedArray<T, B> abs(const ChunkedArray<T, B>& x) {
-  if constexpr (std::is_same_v<T, bool>) return x;
-  else return ChunkedArray<T, B>(detail::unary(ops::OpCode::abs, dtype_v<T>, dtype_v<T>, x.node()));
+template <class T, class B> ChunkedArray<T, B> abs(const ChunkedArray<T, B>& x) {
+  if constexpr (std::is_same_v<T, bool>)
+    return x;
+  else
+    return ChunkedArray<T, B>(detail::unary(ops::OpCode::abs, dtype_v<T>, dtype_v<T>, x.node()));
 }
 
 /// Transcendental functions: floating arrays keep their type, others compute in double.
@@ -291,14 +291,8 @@ template <class R, class X> graph::NodePtr where_operand(const X& x) {
     return scalar_node(dtype_v<R>, x);
   }
 }
-template <class X>
-struct where_type {
-  using type = X;
-};
-template <class T, class B>
-struct where_type<ChunkedArray<T, B>> {
-  using type = T;
-};
+template <class X> struct where_type { using type = X; };
+template <class T, class B> struct where_type<ChunkedArray<T, B>> { using type = T; };
 } // namespace detail
 
 /// where(cond, a, b): a where cond is true, else b; a and b are arrays or scalars.
@@ -306,11 +300,11 @@ template <class C, class B, class X, class Y>
 auto where(const ChunkedArray<C, B>& cond, const X& a, const Y& b) {
   using TA = typename detail::where_type<X>::type;
   using TB = typename detail::where_type<Y>::type;
-  using R = std::conditional_t<is_chunked_array_v<X> && is_chunked_array_v<Y>, detail::promote_t<TA, TB>,
-                               std::conditional_t<is_chunked_array_v<X>, detail::scalar_promote_t<TA, TB>,
-                                                  std::conditional_t<is_chunked_array_v<Y>,
-                                                                     detail::scalar_promote_t<TB, TA>,
-                                                                     detail::promote_t<TA, TB>>>>;
+  using R = std::conditional_t<
+      is_chunked_array_v<X> && is_chunked_array_v<Y>, detail::promote_t<TA, TB>,
+      std::conditional_t<is_chunked_array_v<X>, detail::scalar_promote_t<TA, TB>,
+                         std::conditional_t<is_chunked_array_v<Y>, detail::scalar_promote_t<TB, TA>,
+                                            detail::promote_t<TA, TB>>>>;
   return ChunkedArray<R, B>(detail::where(graph::cast(cond.node(), DType::bool_), dtype_v<R>,
                                           detail::where_operand<R>(a),
                                           detail::where_operand<R>(b)));

@@ -8,10 +8,13 @@
 
 namespace chunked::detail {
 
-graph::NodePtr constant(const Shape& shape, const Chunks& chunks, DType t, double f, std::int64_t i) {
+graph::NodePtr constant(const Shape& shape, const Chunks& chunks, DType t, double f,
+                        std::int64_t i) {
   ops::Scalar s;
-  if (is_floating(t)) s.f = f;
-  else s.i = i;
+  if (is_floating(t))
+    s.f = f;
+  else
+    s.i = i;
   return graph::make_constant(shape, chunks.resolve(shape, dtype_size(t)), t, s);
 }
 
@@ -20,7 +23,8 @@ graph::NodePtr empty_array(DType dtype) { return constant(Shape{0}, Chunks{1}, d
 index_t arange_length(double start, double stop, double step) {
   if (step == 0 || !std::isfinite(step) || !std::isfinite(start) || !std::isfinite(stop))
     throw ValueError("arange: start, stop and step must be finite and step non-zero (got start " +
-                     std::to_string(start) + ", stop " + std::to_string(stop) + ", step " + std::to_string(step) + ")");
+                     std::to_string(start) + ", stop " + std::to_string(stop) + ", step " +
+                     std::to_string(step) + ")");
   const double n = std::ceil((stop - start) / step); // may be infinite: stop - start overflows
   if (!(n < 0x1p63))
     throw ValueError("arange(" + std::to_string(start) + ", " + std::to_string(stop) + ", " +
@@ -30,7 +34,8 @@ index_t arange_length(double start, double stop, double step) {
 }
 
 index_t arange_length(std::int64_t start, std::int64_t stop, std::int64_t step) {
-  if (step == 0) throw ValueError("arange: step must be non-zero");
+  if (step == 0)
+    throw ValueError("arange: step must be non-zero");
   // stop - start need not fit int64, but its magnitude fits uint64 (two's complement difference).
   // The count, ceil(|span| / |step|), passes int64 only where |step| <= 2.
   if (step > 0 ? stop <= start : stop >= start)

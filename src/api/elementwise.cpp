@@ -16,17 +16,22 @@ graph::NodePtr unary(ops::OpCode op, DType compute, DType result, const graph::N
   return graph::make_elementwise(op, result, {graph::cast(a, compute)});
 }
 
-graph::NodePtr where(const graph::NodePtr& cond, DType result, const graph::NodePtr& a, const graph::NodePtr& b) {
-  const Shape shape = graph::broadcast_shapes(graph::broadcast_shapes(cond->shape, a->shape), b->shape);
+graph::NodePtr where(const graph::NodePtr& cond, DType result, const graph::NodePtr& a,
+                     const graph::NodePtr& b) {
+  const Shape shape =
+      graph::broadcast_shapes(graph::broadcast_shapes(cond->shape, a->shape), b->shape);
   return graph::make_elementwise(ops::OpCode::where, result,
-                                 {graph::broadcast_to(cond, shape), graph::broadcast_to(graph::cast(a, result), shape),
+                                 {graph::broadcast_to(cond, shape),
+                                  graph::broadcast_to(graph::cast(a, result), shape),
                                   graph::broadcast_to(graph::cast(b, result), shape)});
 }
 
 graph::NodePtr scalar(DType t, double f, std::int64_t i) {
   ops::Scalar s;
-  if (is_floating(t)) s.f = f;
-  else s.i = t == DType::bool_ ? (i != 0 || f != 0) : i;
+  if (is_floating(t))
+    s.f = f;
+  else
+    s.i = t == DType::bool_ ? (i != 0 || f != 0) : i;
   return graph::make_constant(Shape(std::vector<index_t>{}), {}, t, s);
 }
 

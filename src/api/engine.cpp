@@ -25,29 +25,37 @@ namespace {
 std::vector<std::shared_ptr<Buffer>> host_copies_of_device_inputs(plan::Plan& plan) {
   std::unordered_map<const Buffer*, std::shared_ptr<Buffer>> copies;
   auto fix = [&](plan::InputRef& ref) {
-    if (ref.kind != plan::InputRef::Kind::stored || ref.stored->space().kind != MemorySpace::Kind::device) return;
+    if (ref.kind != plan::InputRef::Kind::stored ||
+        ref.stored->space().kind != MemorySpace::Kind::device)
+      return;
     auto& copy = copies[ref.stored];
-    if (!copy) copy = cuda::download(*ref.stored);
+    if (!copy)
+      copy = cuda::download(*ref.stored);
     ref.stored = copy.get();
   };
-  for (auto& in : plan.inputs) fix(in.ref);
+  for (auto& in : plan.inputs)
+    fix(in.ref);
   for (auto& pieces : plan.gathers)
-    for (auto& piece : pieces) fix(piece.source);
+    for (auto& piece : pieces)
+      fix(piece.source);
   std::vector<std::shared_ptr<Buffer>> keep;
   keep.reserve(copies.size());
-  for (auto& [ptr, copy] : copies) keep.push_back(std::move(copy));
+  for (auto& [ptr, copy] : copies)
+    keep.push_back(std::move(copy));
   return keep;
 }
 
 /// Runs a plan on a resolved backend; allocation failures of the run's own bookkeeping come out as
 /// OutOfMemory like those of its buffers.
-std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, BackendKind kind, const ComputeOptions& options) {
+std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, BackendKind kind,
+                                             const ComputeOptions& options) {
   const bool cuda = kind == BackendKind::cuda;
   return reporting_out_of_memory(
       "running " + std::to_string(plan.tasks.size()) + " tasks on the " + (cuda ? "Cuda" : "Cpu") +
           " backend",
       "free memory, or use smaller chunks so that fewer bytes are in flight at once", [&] {
-        if (cuda) return cuda::execute(plan, options);
+        if (cuda)
+          return cuda::execute(plan, options);
         const auto host_copies = host_copies_of_device_inputs(plan);
         return cpu::execute(plan, options);
       });
@@ -62,27 +70,32 @@ plan::TaskSplit task_split_for(BackendKind kind) {
 
 BackendKind resolve_backend(BackendKind requested) {
   switch (requested) {
-  case BackendKind::cpu: return BackendKind::cpu;
-  case BackendKind::automatic: return cuda_available() ? BackendKind::cuda : BackendKind::cpu;
+  case BackendKind::cpu:
+    return BackendKind::cpu;
+  case BackendKind::automatic:
+    return cuda_available() ? BackendKind::cuda : BackendKind::cpu;
   case BackendKind::cuda:
     if (!cuda::built())
       throw BackendError("Cuda backend: this build of chunked has no CUDA support (configure with "
                          "CHUNKED_ENABLE_CUDA=ON); use chunked::Auto for CPU fallback");
     if (!cuda_available())
-      throw BackendError("Cuda backend: no CUDA device is visible; use chunked::Auto for CPU fallback");
+      throw BackendError(
+          "Cuda backend: no CUDA device is visible; use chunked::Auto for CPU fallback");
     return BackendKind::cuda;
   }
   return BackendKind::cpu;
 }
 
-void compute_into(const std::vector<HostTarget>& targets, BackendKind backend, const ComputeOptions& options) {
+void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
+                  const ComputeOptions& options) {
   validate(options);
   const BackendKind kind = resolve_backend(backend);
   // Empty arrays have nothing to compute, but they run an empty plan on the backend all the same,
   // so that its options and devices are checked as for any other array.
   std::vector<plan::Request> requests;
   for (const auto& t : targets) {
-    if (t.node->shape.size() == 0) continue;
+    if (t.node->shape.size() == 0)
+      continue;
     plan::Request r;
     r.node = t.node;
     r.kind = plan::Request::Kind::destination;
@@ -93,7 +106,8 @@ void compute_into(const std::vector<HostTarget>& targets, BackendKind backend, c
   execute(p, kind, options);
 }
 
-graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend, const ComputeOptions& options) {
+graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend,
+                       const ComputeOptions& options) {
   validate(options);
   const BackendKind kind = resolve_backend(backend);
   plan::Request r;
@@ -104,12 +118,13 @@ graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend, const Co
   auto data = std::make_shared<graph::StoredData>();
   data->dtype = node->dtype;
   data->grid = node->grid;
-  for (plan::TaskId id : p.result_blocks[0]) data->blocks.push_back(std::move(outputs[id]));
+  for (plan::TaskId id : p.result_blocks[0])
+    data->blocks.push_back(std::move(outputs[id]));
   return graph::make_stored(std::move(data));
 }
 
-graph::NodePtr store_host_data(const void* data, DType dtype, const Shape& shape, const std::vector<index_t>& chunks,
-                               BackendKind backend) {
+graph::NodePtr store_host_data(const void* data, DType dtype, const Shape& shape,
+                               const std::vector<index_t>& chunks, BackendKind backend) {
   const bool pinned = backend != BackendKind::cpu && cuda_available();
   auto stored = std::make_shared<graph::StoredData>();
   stored->dtype = dtype;
@@ -124,21 +139,26 @@ graph::NodePtr store_host_data(const void* data, DType dtype, const Shape& shape
     const auto off = grid.block_offset(bi);
     const auto ext = grid.block_shape(bi).extents();
     index_t n = 1;
-    for (index_t e : ext) n *= e;
+    for (index_t e : ext)
+      n *= e;
     const auto bytes = static_cast<std::size_t>(n) * esize;
     const auto fill = [&](void* block) {
-      if (n == 0) return;
+      if (n == 0)
+        return;
       auto* dst = static_cast<unsigned char*>(block);
       // Copy row by row (innermost axis contiguous in both layouts).
       const index_t row = nd == 0 ? 1 : ext[nd - 1];
       std::vector<index_t> pos(static_cast<std::size_t>(nd), 0);
       for (index_t r = 0; r < n / row; ++r) {
         index_t src_off = 0;
-        for (index_t k = 0; k < nd; ++k) src_off += (off[k] + pos[k]) * strides[k];
-        std::memcpy(dst + static_cast<std::size_t>(r * row) * esize, src + static_cast<std::size_t>(src_off) * esize,
+        for (index_t k = 0; k < nd; ++k)
+          src_off += (off[k] + pos[k]) * strides[k];
+        std::memcpy(dst + static_cast<std::size_t>(r * row) * esize,
+                    src + static_cast<std::size_t>(src_off) * esize,
                     static_cast<std::size_t>(row) * esize);
         for (index_t k = nd - 2; k >= 0; --k) {
-          if (++pos[k] < ext[k]) break;
+          if (++pos[k] < ext[k])
+            break;
           pos[k] = 0;
         }
       }

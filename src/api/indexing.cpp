@@ -20,8 +20,8 @@ graph::NodePtr index_view(const graph::NodePtr& node, const std::vector<IndexArg
       const index_t given = std::get<index_t>(args[d]);
       const index_t i = given < 0 ? given + n : given;
       if (i < 0 || i >= n)
-        throw IndexError("index " + std::to_string(given) + " is out of bounds for axis " + std::to_string(d) +
-                         " with size " + std::to_string(n));
+        throw IndexError("index " + std::to_string(given) + " is out of bounds for axis " +
+                         std::to_string(d) + " with size " + std::to_string(n));
       v.fixed[d] = i;
       identity = false;
       continue;
@@ -34,7 +34,8 @@ graph::NodePtr index_view(const graph::NodePtr& node, const std::vector<IndexArg
     v.start.push_back(r.start);
     v.step.push_back(r.step);
   }
-  if (identity) return node;
+  if (identity)
+    return node;
   return graph::make_view(node, std::move(v));
 }
 

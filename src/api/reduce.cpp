@@ -11,7 +11,8 @@ graph::NodePtr reduce(const graph::NodePtr& node, ops::ReduceOp op, const Axes& 
   p.keepdims = keepdims;
   p.ddof = ddof;
   if (axes.all())
-    for (index_t k = 0; k < node->shape.ndim(); ++k) p.axes.push_back(k);
+    for (index_t k = 0; k < node->shape.ndim(); ++k)
+      p.axes.push_back(k);
   else
     p.axes = axes.values();
   return graph::make_reduce(node, std::move(p));
@@ -23,7 +24,8 @@ graph::NodePtr arg_reduce(const graph::NodePtr& node, ops::ReduceOp op, std::opt
   if (axis) {
     p.axes = {*axis};
   } else {
-    for (index_t k = 0; k < node->shape.ndim(); ++k) p.axes.push_back(k);
+    for (index_t k = 0; k < node->shape.ndim(); ++k)
+      p.axes.push_back(k);
     p.flat_index = true;
   }
   return graph::make_reduce(node, std::move(p));

@@ -9,7 +9,8 @@ namespace chunked::cuda {
 bool built() { return false; }
 int usable_device_count() { return 0; }
 std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan&, const ComputeOptions&) {
-  throw BackendError("Cuda backend: this build of chunked has no CUDA support; use chunked::Auto for CPU fallback");
+  throw BackendError("Cuda backend: this build of chunked has no CUDA support; use chunked::Auto "
+                     "for CPU fallback");
 }
 
 std::shared_ptr<Buffer> make_transfer_buffer(std::size_t bytes,
@@ -21,7 +22,8 @@ std::shared_ptr<Buffer> make_transfer_buffer(std::size_t bytes,
 }
 
 std::shared_ptr<Buffer> download(const Buffer&) {
-  throw BackendError("Cuda backend: this build of chunked has no CUDA support, so it holds no device buffers");
+  throw BackendError(
+      "Cuda backend: this build of chunked has no CUDA support, so it holds no device buffers");
 }
 
 } // namespace chunked::cuda

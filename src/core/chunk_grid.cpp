@@ -28,12 +28,12 @@ ChunkGrid::ChunkGrid(const Shape& shape, std::span<const index_t> chunk) {
     const index_t blocks = n / c + (n % c != 0);
     // Each block of an axis costs a length and an offset here, before any data exists.
     if (!detail::bookkeeping_fits(static_cast<std::uint64_t>(blocks), 2 * sizeof(index_t)))
-      detail::throw_bookkeeping_too_large(
-          static_cast<std::uint64_t>(blocks), 2 * sizeof(index_t),
-          "a chunk grid with " + std::to_string(blocks) + " blocks along axis " +
-              std::to_string(k) + " (shape " + shape.to_string() + ", chunk length " +
-              std::to_string(c) + ")",
-          "block records", "use larger chunks");
+      detail::throw_bookkeeping_too_large(static_cast<std::uint64_t>(blocks), 2 * sizeof(index_t),
+                                          "a chunk grid with " + std::to_string(blocks) +
+                                              " blocks along axis " + std::to_string(k) +
+                                              " (shape " + shape.to_string() + ", chunk length " +
+                                              std::to_string(c) + ")",
+                                          "block records", "use larger chunks");
     // Counted rather than stepped (start += c), which could overflow past an extent near 2^63.
     const index_t full = n / c, rest = n % c;
     lengths_[k].assign(static_cast<std::size_t>(full), c);
@@ -45,9 +45,11 @@ ChunkGrid::ChunkGrid(const Shape& shape, std::span<const index_t> chunk) {
 
 ChunkGrid::ChunkGrid(std::vector<std::vector<index_t>> lengths) : lengths_(std::move(lengths)) {
   for (std::size_t k = 0; k < lengths_.size(); ++k) {
-    if (lengths_[k].empty()) throw ValueError("chunk grid axis " + std::to_string(k) + " has no blocks");
+    if (lengths_[k].empty())
+      throw ValueError("chunk grid axis " + std::to_string(k) + " has no blocks");
     for (index_t l : lengths_[k])
-      if (l < 0) throw ValueError("chunk grid axis " + std::to_string(k) + " has a negative block length");
+      if (l < 0)
+        throw ValueError("chunk grid axis " + std::to_string(k) + " has a negative block length");
   }
   build_offsets();
 }
@@ -72,13 +74,15 @@ void ChunkGrid::build_offsets() {
 
 Shape ChunkGrid::shape() const {
   std::vector<index_t> e(lengths_.size());
-  for (std::size_t k = 0; k < lengths_.size(); ++k) e[k] = offsets_[k].back();
+  for (std::size_t k = 0; k < lengths_.size(); ++k)
+    e[k] = offsets_[k].back();
   return Shape(std::move(e));
 }
 
 std::vector<index_t> ChunkGrid::blocks_per_axis() const {
   std::vector<index_t> b(lengths_.size());
-  for (std::size_t k = 0; k < lengths_.size(); ++k) b[k] = static_cast<index_t>(lengths_[k].size());
+  for (std::size_t k = 0; k < lengths_.size(); ++k)
+    b[k] = static_cast<index_t>(lengths_[k].size());
   return b;
 }
 
@@ -114,7 +118,8 @@ Shape ChunkGrid::block_shape(std::span<const index_t> index) const {
   for (std::size_t k = 0; k < lengths_.size(); ++k) {
     if (index[k] < 0 || index[k] >= static_cast<index_t>(lengths_[k].size()))
       throw IndexError("block " + std::to_string(index[k]) + " is out of range on axis " +
-                       std::to_string(k) + " with " + std::to_string(lengths_[k].size()) + " blocks");
+                       std::to_string(k) + " with " + std::to_string(lengths_[k].size()) +
+                       " blocks");
     e[k] = lengths_[k][static_cast<std::size_t>(index[k])];
   }
   return Shape(std::move(e));
@@ -122,7 +127,8 @@ Shape ChunkGrid::block_shape(std::span<const index_t> index) const {
 
 std::vector<index_t> ChunkGrid::block_offset(std::span<const index_t> index) const {
   std::vector<index_t> o(lengths_.size());
-  for (std::size_t k = 0; k < lengths_.size(); ++k) o[k] = offsets_[k][static_cast<std::size_t>(index[k])];
+  for (std::size_t k = 0; k < lengths_.size(); ++k)
+    o[k] = offsets_[k][static_cast<std::size_t>(index[k])];
   return o;
 }
 
@@ -136,19 +142,23 @@ index_t ChunkGrid::block_containing(index_t axis, index_t pos) const {
 bool ChunkGrid::is_regular() const {
   for (const auto& l : lengths_)
     for (std::size_t b = 1; b + 1 < l.size(); ++b)
-      if (l[b] != l[0]) return false;
+      if (l[b] != l[0])
+        return false;
   for (const auto& l : lengths_)
-    if (l.size() > 1 && l.back() > l[0]) return false;
+    if (l.size() > 1 && l.back() > l[0])
+      return false;
   return true;
 }
 
 std::string ChunkGrid::to_string() const {
   std::string s = "(";
   for (std::size_t k = 0; k < lengths_.size(); ++k) {
-    if (k) s += ", ";
+    if (k)
+      s += ", ";
     s += detail::format_tuple(lengths_[k]);
   }
-  if (lengths_.size() == 1) s += ",";
+  if (lengths_.size() == 1)
+    s += ",";
   return s + ")";
 }
 

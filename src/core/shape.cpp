@@ -78,10 +78,12 @@ std::size_t detail::array_nbytes(const Shape& shape, std::size_t element_size) {
 std::string detail::format_tuple(const std::vector<index_t>& values) {
   std::string s = "(";
   for (std::size_t k = 0; k < values.size(); ++k) {
-    if (k) s += ", ";
+    if (k)
+      s += ", ";
     s += std::to_string(values[k]);
   }
-  if (values.size() == 1) s += ",";
+  if (values.size() == 1)
+    s += ",";
   return s + ")";
 }
 

@@ -10,7 +10,8 @@
 namespace chunked {
 
 SliceRange Slice::apply(index_t extent) const {
-  if (step_ == 0) throw ValueError("slice step cannot be zero (slice " + to_string() + ")");
+  if (step_ == 0)
+    throw ValueError("slice step cannot be zero (slice " + to_string() + ")");
   // Python's slice.indices(): bounds clamp to [0, extent] for a positive step and to
   // [-1, extent - 1] for a negative one. No sum below leaves int64: a negative bound plus a
   // non-negative extent, and differences of two clamped bounds.
@@ -18,7 +19,8 @@ SliceRange Slice::apply(index_t extent) const {
   const index_t lower = up ? 0 : -1;
   const index_t upper = up ? extent : extent - 1;
   auto clamp = [&](Bound b, index_t dflt) {
-    if (b.is_none()) return dflt;
+    if (b.is_none())
+      return dflt;
     index_t v = b.value();
     if (v < 0)
       v = std::max(v + extent, lower);
@@ -40,7 +42,8 @@ SliceRange Slice::apply(index_t extent) const {
 std::string Slice::to_string() const {
   auto b = [](Bound x) { return x.is_none() ? std::string() : std::to_string(x.value()); };
   std::string s = b(start_) + ":" + b(stop_);
-  if (step_ != 1) s += ":" + std::to_string(step_);
+  if (step_ != 1)
+    s += ":" + std::to_string(step_);
   return s;
 }
 

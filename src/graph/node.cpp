@@ -15,8 +15,8 @@ namespace {
 
 void check_rank(const Shape& shape) {
   if (shape.ndim() > max_ndim)
-    throw ValueError("arrays of rank " + std::to_string(shape.ndim()) + " are not supported; the most is " +
-                     std::to_string(max_ndim));
+    throw ValueError("arrays of rank " + std::to_string(shape.ndim()) +
+                     " are not supported; the most is " + std::to_string(max_ndim));
 }
 
 /// The rank, and bytes within int64 (ValueError): before a grid is cut for the shape.
@@ -70,8 +70,10 @@ NodePtr finish(Node n) {
 /// same source block form one chunk, as Dask does for sliced arrays.
 std::vector<index_t> view_axis_lengths(const ChunkGrid& src, int axis, index_t start, index_t step,
                                        index_t length) {
-  if (length == 0) return {0};
-  if (axis < 0 || step == 0) return {length};
+  if (length == 0)
+    return {0};
+  if (axis < 0 || step == 0)
+    return {length};
   std::vector<index_t> out;
   const auto& off = src.offsets(axis);
   index_t i = 0;
@@ -147,15 +149,16 @@ std::string bool_hint(ops::OpCode op) {
 
 } // namespace
 
-NodePtr make_random(const Shape& shape, const std::vector<index_t>& chunks, DType dtype, RandomParams p) {
+NodePtr make_random(const Shape& shape, const std::vector<index_t>& chunks, DType dtype,
+                    RandomParams p) {
   check_array(shape, dtype);
   if (p.dist == ops::LeafKind::integers) {
     if (!is_integral(dtype))
       throw ValueError("Generator::integers needs an int32 or int64 element type, got " +
                        std::string(dtype_name(dtype)));
     if (p.b.i <= p.a.i)
-      throw ValueError("Generator::integers: low (" + std::to_string(p.a.i) + ") must be below high (" +
-                       std::to_string(p.b.i) + ")");
+      throw ValueError("Generator::integers: low (" + std::to_string(p.a.i) +
+                       ") must be below high (" + std::to_string(p.b.i) + ")");
   } else if (!is_floating(dtype)) {
     throw ValueError("Generator::normal and uniform need a float or double element type, got " +
                      std::string(dtype_name(dtype)));
@@ -172,18 +175,27 @@ NodePtr make_random(const Shape& shape, const std::vector<index_t>& chunks, DTyp
   return finish(Node{NodeKind::random, dtype, shape, ChunkGrid(shape, chunks), {}, p});
 }
 
-NodePtr make_constant(const Shape& shape, const std::vector<index_t>& chunks, DType dtype, ops::Scalar value) {
+NodePtr make_constant(const Shape& shape, const std::vector<index_t>& chunks, DType dtype,
+                      ops::Scalar value) {
   check_array(shape, dtype);
-  return finish(Node{NodeKind::constant, dtype, shape, ChunkGrid(shape, chunks), {}, ConstantParams{value}});
+  return finish(
+      Node{NodeKind::constant, dtype, shape, ChunkGrid(shape, chunks), {}, ConstantParams{value}});
 }
 
-NodePtr make_arange(index_t length, index_t chunk, DType dtype, ops::Scalar start, ops::Scalar step) {
-  if (chunk <= 0) throw ValueError("arange: chunk length must be > 0, got " + std::to_string(chunk));
-  if (dtype == DType::bool_) throw ValueError("arange does not support bool elements");
+NodePtr make_arange(index_t length, index_t chunk, DType dtype, ops::Scalar start,
+                    ops::Scalar step) {
+  if (chunk <= 0)
+    throw ValueError("arange: chunk length must be > 0, got " + std::to_string(chunk));
+  if (dtype == DType::bool_)
+    throw ValueError("arange does not support bool elements");
   Shape shape{length};
   check_array(shape, dtype);
   const index_t c = std::max<index_t>(1, std::min(chunk, length));
-  return finish(Node{NodeKind::arange, dtype, shape, ChunkGrid(shape, std::vector<index_t>{c}), {},
+  return finish(Node{NodeKind::arange,
+                     dtype,
+                     shape,
+                     ChunkGrid(shape, std::vector<index_t>{c}),
+                     {},
                      ArangeParams{start, step}});
 }
 
@@ -192,7 +204,8 @@ NodePtr make_stored(std::shared_ptr<const StoredData> data) {
   check_rank(shape);
   DType t = data->dtype;
   ChunkGrid g = data->grid;
-  return finish(Node{NodeKind::stored, t, std::move(shape), std::move(g), {}, StoredParams{std::move(data)}});
+  return finish(
+      Node{NodeKind::stored, t, std::move(shape), std::move(g), {}, StoredParams{std::move(data)}});
 }
 
 Shape broadcast_shapes(const Shape& a, const Shape& b) {
@@ -202,16 +215,19 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
     const index_t ia = k - (nd - a.ndim()), ib = k - (nd - b.ndim());
     const index_t ea = ia >= 0 ? a.extents()[ia] : 1, eb = ib >= 0 ? b.extents()[ib] : 1;
     if (ea != eb && ea != 1 && eb != 1)
-      throw ShapeError("shapes " + a.to_string() + " and " + b.to_string() + " cannot be broadcast");
+      throw ShapeError("shapes " + a.to_string() + " and " + b.to_string() +
+                       " cannot be broadcast");
     out[k] = ea == 1 ? eb : ea;
   }
   return Shape(std::move(out));
 }
 
 NodePtr broadcast_to(NodePtr input, const Shape& shape) {
-  if (input->shape == shape) return input;
+  if (input->shape == shape)
+    return input;
   if (broadcast_shapes(input->shape, shape) != shape)
-    throw ShapeError("shape " + input->shape.to_string() + " cannot be broadcast to " + shape.to_string());
+    throw ShapeError("shape " + input->shape.to_string() + " cannot be broadcast to " +
+                     shape.to_string());
   const index_t nd = shape.ndim(), lead = nd - input->shape.ndim();
   ViewParams v;
   v.fixed.assign(static_cast<std::size_t>(input->shape.ndim()), -1);
@@ -232,19 +248,21 @@ NodePtr make_elementwise(ops::OpCode op, DType result, std::vector<NodePtr> inpu
   // where's condition is bool; its values (operands 1, 2) carry the dtype the op works in.
   const DType operand = op == ops::OpCode::where ? inputs[1]->dtype : inputs[0]->dtype;
   if (op == ops::OpCode::where && inputs[0]->dtype != DType::bool_)
-    throw ValueError("where: the condition must be bool, got " + std::string(dtype_name(inputs[0]->dtype)));
+    throw ValueError("where: the condition must be bool, got " +
+                     std::string(dtype_name(inputs[0]->dtype)));
   for (std::size_t j = op == ops::OpCode::where ? 1 : 0; j < inputs.size(); ++j)
     if (inputs[j]->dtype != operand)
       throw ValueError("elementwise " + std::string(ops::op_name(op)) + ": operand dtypes " +
-                       std::string(dtype_name(operand)) + " and " + std::string(dtype_name(inputs[j]->dtype)) +
-                       " differ (cast first)");
+                       std::string(dtype_name(operand)) + " and " +
+                       std::string(dtype_name(inputs[j]->dtype)) + " differ (cast first)");
   if (!ops::op_accepts(op, operand))
     throw ValueError(std::string(ops::op_name(op)) + " is not defined for " +
                      std::string(dtype_name(operand)) + " operands" +
                      (operand == DType::bool_ ? bool_hint(op) : ""));
   if (op != ops::OpCode::cast && ops::op_result_dtype(op, operand) != result)
-    throw ValueError("elementwise " + std::string(ops::op_name(op)) + " on " + std::string(dtype_name(operand)) +
-                     " gives " + std::string(dtype_name(ops::op_result_dtype(op, operand))) + ", not " +
+    throw ValueError("elementwise " + std::string(ops::op_name(op)) + " on " +
+                     std::string(dtype_name(operand)) + " gives " +
+                     std::string(dtype_name(ops::op_result_dtype(op, operand))) + ", not " +
                      std::string(dtype_name(result)));
   const Shape& shape = inputs[0]->shape;
   for (const auto& in : inputs)
@@ -257,15 +275,17 @@ NodePtr make_elementwise(ops::OpCode op, DType result, std::vector<NodePtr> inpu
   for (index_t k = 0; k < shape.ndim(); ++k) {
     const std::vector<index_t>* best = &inputs[0]->grid.lengths(k);
     for (const auto& in : inputs)
-      if (in->grid.lengths(k).size() > best->size()) best = &in->grid.lengths(k);
+      if (in->grid.lengths(k).size() > best->size())
+        best = &in->grid.lengths(k);
     lengths.push_back(*best);
   }
-  return finish(Node{NodeKind::elementwise, result, shape, ChunkGrid(std::move(lengths)), std::move(inputs),
-                     ElementwiseParams{op}});
+  return finish(Node{NodeKind::elementwise, result, shape, ChunkGrid(std::move(lengths)),
+                     std::move(inputs), ElementwiseParams{op}});
 }
 
 NodePtr cast(NodePtr input, DType dtype) {
-  if (input->dtype == dtype) return input;
+  if (input->dtype == dtype)
+    return input;
   return make_elementwise(ops::OpCode::cast, dtype, {std::move(input)});
 }
 
@@ -282,7 +302,11 @@ NodePtr make_view(NodePtr input, ViewParams v) {
   for (std::size_t k = 0; k < nd; ++k)
     lengths[k] = view_axis_lengths(input->grid, v.source[k], v.start[k], v.step[k], v.length[k]);
   DType t = input->dtype;
-  return finish(Node{NodeKind::view, t, std::move(shape), ChunkGrid(std::move(lengths)), {std::move(input)},
+  return finish(Node{NodeKind::view,
+                     t,
+                     std::move(shape),
+                     ChunkGrid(std::move(lengths)),
+                     {std::move(input)},
                      std::move(v)});
 }
 
@@ -290,7 +314,8 @@ NodePtr make_rechunk(NodePtr input, const std::vector<index_t>& chunks) {
   ChunkGrid g(input->shape, chunks);
   DType t = input->dtype;
   Shape s = input->shape;
-  return finish(Node{NodeKind::rechunk, t, std::move(s), std::move(g), {std::move(input)}, RechunkParams{}});
+  return finish(
+      Node{NodeKind::rechunk, t, std::move(s), std::move(g), {std::move(input)}, RechunkParams{}});
 }
 
 NodePtr make_reduce(NodePtr input, ReduceParams p) {
@@ -307,9 +332,9 @@ NodePtr make_reduce(NodePtr input, ReduceParams p) {
   if (ops::reduce_needs_elements(p.op))
     for (index_t a : p.axes)
       if (input->shape.extents()[a] == 0)
-        throw ValueError("zero-size array to reduction operation " + std::string(ops::reduce_op_name(p.op)) +
-                         " which has no identity (axis " + std::to_string(a) + " of shape " +
-                         input->shape.to_string() + ")");
+        throw ValueError("zero-size array to reduction operation " +
+                         std::string(ops::reduce_op_name(p.op)) + " which has no identity (axis " +
+                         std::to_string(a) + " of shape " + input->shape.to_string() + ")");
   std::vector<index_t> extents;
   std::vector<std::vector<index_t>> lengths;
   for (index_t k = 0; k < nd; ++k) {
@@ -322,8 +347,12 @@ NodePtr make_reduce(NodePtr input, ReduceParams p) {
     }
   }
   const DType t = ops::reduce_result_dtype(p.op, input->dtype);
-  return finish(Node{NodeKind::reduce, t, Shape(std::move(extents)), ChunkGrid(std::move(lengths)),
-                     {std::move(input)}, std::move(p)});
+  return finish(Node{NodeKind::reduce,
+                     t,
+                     Shape(std::move(extents)),
+                     ChunkGrid(std::move(lengths)),
+                     {std::move(input)},
+                     std::move(p)});
 }
 
 } // namespace chunked::graph

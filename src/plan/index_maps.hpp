@@ -26,7 +26,8 @@ inline constexpr const char* map_context = "planning an index map";
 
 /// a + b * c, checked.
 inline index_t add_mul(index_t a, index_t b, index_t c) {
-  return chunked::detail::checked_add(a, chunked::detail::checked_mul(b, c, map_context), map_context);
+  return chunked::detail::checked_add(a, chunked::detail::checked_mul(b, c, map_context),
+                                      map_context);
 }
 
 /// C-order strides of a box of these extents.

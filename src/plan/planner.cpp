@@ -34,7 +34,8 @@ constexpr std::size_t combine_fanin = 8;
 
 std::uint32_t axes_mask(const std::vector<index_t>& axes) {
   std::uint32_t mask = 0;
-  for (index_t a : axes) mask |= 1u << a;
+  for (index_t a : axes)
+    mask |= 1u << a;
   return mask;
 }
 
@@ -43,14 +44,14 @@ bool is_moments_op(ReduceOp op) {
 }
 
 class Planner {
- public:
+public:
   explicit Planner(const TaskSplit& split) : split_(split) {}
 
   Plan plan;
 
   void request(const Request& r);
 
- private:
+private:
   /// The program computing n's blocks (n itself unless its blocks already exist in memory or
   /// come from a reduction: then the program copies them), with intermediates stored where one
   /// program would pass the caps.
@@ -90,12 +91,12 @@ class Planner {
                                        std::uint32_t mask, DType result_dtype, Combine comb,
                                        bool final);
 
- public:
+public:
   /// Reductions that share one moments pass: (input, reduced-axes mask) pairs reduced by `mean`,
   /// `var` or `std` more than once in the requested graphs, at least once by var or std.
   void find_shared_moments(const std::vector<Request>& requests);
 
- private:
+private:
   using MomentsKey = std::pair<const Node*, std::uint32_t>;
   std::map<MomentsKey, std::vector<TaskId>> moments_roots_; ///< shared keys; roots once planned
 
@@ -120,19 +121,23 @@ Body Planner::lower_root(const NodePtr& n) {
   for (const bool count_constants : {false, true}) {
     const detail::Cuts cuts = detail::plan_cuts(n.get(), count_constants, forced_);
     if (!count_constants && cuts.distinct_fit) {
-      if (detail::lower_program(n, ndim, true, forced_, body)) return body;
+      if (detail::lower_program(n, ndim, true, forced_, body))
+        return body;
       body = Body{};
     }
     forced_.insert(cuts.stored.begin(), cuts.stored.end());
-    if (detail::lower_program(n, ndim, true, forced_, body)) return body;
+    if (detail::lower_program(n, ndim, true, forced_, body))
+      return body;
     body = Body{};
   }
   throw ValueError("internal: a program exceeds the size cap and cannot be split");
 }
 
 Body Planner::materialize_program(const NodePtr& n) {
-  if (n->kind == NodeKind::stored) return Body{};
-  if (n->kind != NodeKind::reduce) return lower_root(n);
+  if (n->kind == NodeKind::stored)
+    return Body{};
+  if (n->kind != NodeKind::reduce)
+    return lower_root(n);
   // A mean, var or std whose shared moments pass is planned already only finalizes it.
   const auto& p = n->as<graph::ReduceParams>();
   const auto shared = moments_roots_.find({n->inputs[0].get(), axes_mask(p.axes)});
@@ -152,8 +157,10 @@ void Planner::materialize_reads(const Body& body) {
   auto push_reads = [&](const Body& b) {
     std::vector<NodePtr> reads;
     for (auto it = b.stored.rbegin(); it != b.stored.rend(); ++it)
-      if (!blocks_of_.count(it->node.get())) reads.push_back(it->node);
-    for (NodePtr& node : reads) stack.push_back(Pending{std::move(node), std::nullopt});
+      if (!blocks_of_.count(it->node.get()))
+        reads.push_back(it->node);
+    for (NodePtr& node : reads)
+      stack.push_back(Pending{std::move(node), std::nullopt});
   };
   push_reads(body);
   while (!stack.empty()) {
@@ -166,7 +173,8 @@ void Planner::materialize_reads(const Body& body) {
       stack.back().program = materialize_program(node);
       const std::size_t at = stack.size() - 1;
       push_reads(*stack[at].program);
-      if (stack.size() > at + 1) continue;
+      if (stack.size() > at + 1)
+        continue;
     }
     Body program = std::move(*stack.back().program);
     stack.pop_back();
@@ -182,7 +190,8 @@ std::vector<InputRef> Planner::materialize_tasks(const NodePtr& n, Body body) {
       refs.push_back(InputRef{InputRef::Kind::stored, 0, b.get()});
     return refs;
   }
-  if (n->kind == NodeKind::reduce) return plan_reduce(n, std::move(body));
+  if (n->kind == NodeKind::reduce)
+    return plan_reduce(n, std::move(body));
   return plan_elementwise(n, std::move(body), Output{Output::Kind::buffer, n->dtype, 0, -1},
                           nullptr);
 }
@@ -194,15 +203,16 @@ void Planner::expect_tasks(const Node& n, const ChunkGrid& grid, std::uint64_t p
   const std::uint64_t tasks =
       plan.tasks.size() + per_box * static_cast<std::uint64_t>(grid.numblocks());
   const bool fits = chunked::detail::bookkeeping_fits(tasks, bytes_per_task);
-  if (fits && tasks < std::numeric_limits<TaskId>::max()) return;
+  if (fits && tasks < std::numeric_limits<TaskId>::max())
+    return;
   const std::string what = "planning an array of shape " + n.shape.to_string() + " in " +
                            std::to_string(grid.numblocks()) + " blocks";
   constexpr std::string_view advice = "use larger chunks: every block is at least one task";
   if (!fits)
     chunked::detail::throw_bookkeeping_too_large(tasks, bytes_per_task, what, "tasks", advice);
   throw OutOfMemory(what + " needs " + std::to_string(tasks) + " tasks, more than the " +
-                    std::to_string(std::numeric_limits<TaskId>::max()) +
-                    " a plan can number; " + std::string(advice));
+                    std::to_string(std::numeric_limits<TaskId>::max()) + " a plan can number; " +
+                    std::string(advice));
 }
 
 TaskId Planner::add_task(Task t, std::vector<TaskId> deps) {
@@ -220,7 +230,8 @@ TaskId Planner::add_combine_task(std::uint32_t comb, index_t block,
   t.index = comb;
   t.block = block;
   t.inputs_begin = static_cast<std::uint32_t>(plan.combine_inputs.size());
-  for (TaskId id : parts) plan.combine_inputs.push_back(InputRef{InputRef::Kind::task, id, nullptr});
+  for (TaskId id : parts)
+    plan.combine_inputs.push_back(InputRef{InputRef::Kind::task, id, nullptr});
   t.inputs_end = static_cast<std::uint32_t>(plan.combine_inputs.size());
   t.output = output;
   return add_task(t, parts);
@@ -239,14 +250,16 @@ std::uint32_t Planner::add_stage(Body body, const ChunkGrid& grid) {
   return static_cast<std::uint32_t>(plan.stages.size() - 1);
 }
 
-InputRef Planner::resolve_read(const StoredLeafInfo& info, const std::array<index_t, max_ndim>& origin,
-                               const std::array<index_t, max_ndim>& extent, int ndim, AffineMap& map,
-                               std::vector<TaskId>& deps) {
+InputRef Planner::resolve_read(const StoredLeafInfo& info,
+                               const std::array<index_t, max_ndim>& origin,
+                               const std::array<index_t, max_ndim>& extent, int ndim,
+                               AffineMap& map, std::vector<TaskId>& deps) {
   const Node& src = *info.node;
   const auto& blocks = blocks_of_.at(&src);
   const std::size_t nd = info.coords.size();
   bool empty = false;
-  for (int k = 0; k < ndim; ++k) empty = empty || extent[k] == 0;
+  for (int k = 0; k < ndim; ++k)
+    empty = empty || extent[k] == 0;
   std::vector<index_t> lo(nd), hi(nd), off(nd);
   for (std::size_t d = 0; d < nd; ++d) {
     const auto& a = info.coords[d];
@@ -261,7 +274,8 @@ InputRef Planner::resolve_read(const StoredLeafInfo& info, const std::array<inde
       end = chunked::detail::checked_add(end, span, map_context);
     }
   }
-  auto read_through = [&](const std::vector<index_t>& region_lo, const std::vector<index_t>& region_extent) {
+  auto read_through = [&](const std::vector<index_t>& region_lo,
+                          const std::vector<index_t>& region_extent) {
     const auto strides = c_strides(region_extent);
     map = AffineMap{};
     for (std::size_t d = 0; d < nd; ++d) {
@@ -273,7 +287,8 @@ InputRef Planner::resolve_read(const StoredLeafInfo& info, const std::array<inde
   if (empty || src.shape.size() == 0) {
     // Nothing is read; any block keeps the pointer valid.
     map = AffineMap{};
-    if (blocks[0].kind == InputRef::Kind::task) deps.push_back(blocks[0].task);
+    if (blocks[0].kind == InputRef::Kind::task)
+      deps.push_back(blocks[0].task);
     return blocks[0];
   }
   std::vector<index_t> blo(nd), bhi(nd);
@@ -286,12 +301,14 @@ InputRef Planner::resolve_read(const StoredLeafInfo& info, const std::array<inde
   if (single) {
     const index_t b = src.grid.block_number(blo);
     read_through(src.grid.block_offset(blo), src.grid.block_shape(blo).extents());
-    if (blocks[b].kind == InputRef::Kind::task) deps.push_back(blocks[b].task);
+    if (blocks[b].kind == InputRef::Kind::task)
+      deps.push_back(blocks[b].task);
     return blocks[b];
   }
   // The read spans several blocks: gather its bounding box into one buffer first.
   std::vector<index_t> rext(nd);
-  for (std::size_t d = 0; d < nd; ++d) rext[d] = hi[d] - lo[d] + 1;
+  for (std::size_t d = 0; d < nd; ++d)
+    rext[d] = hi[d] - lo[d] + 1;
   read_through(lo, rext);
   auto key = std::make_tuple(&src, lo, rext);
   if (auto it = gathers_.find(key); it != gathers_.end()) {
@@ -308,7 +325,8 @@ InputRef Planner::resolve_read(const StoredLeafInfo& info, const std::array<inde
     const auto bstrides = c_strides(bext);
     GatherPiece piece;
     piece.source = blocks[src.grid.block_number(bi)];
-    if (piece.source.kind == InputRef::Kind::task) gdeps.push_back(piece.source.task);
+    if (piece.source.kind == InputRef::Kind::task)
+      gdeps.push_back(piece.source.task);
     BlockProgram& cp = piece.program;
     cp.ndim = static_cast<int>(nd);
     Leaf leaf;
@@ -329,13 +347,16 @@ InputRef Planner::resolve_read(const StoredLeafInfo& info, const std::array<inde
     pieces.push_back(std::move(piece));
     std::size_t d = nd;
     while (d-- > 0) {
-      if (++bi[d] <= bhi[d]) break;
+      if (++bi[d] <= bhi[d])
+        break;
       bi[d] = blo[d];
     }
-    if (d == static_cast<std::size_t>(-1)) break;
+    if (d == static_cast<std::size_t>(-1))
+      break;
   }
   index_t elements = 1;
-  for (index_t e : rext) elements *= e;
+  for (index_t e : rext)
+    elements *= e;
   plan.gathers.push_back(std::move(pieces));
   Task t;
   t.kind = TaskKind::gather;
@@ -394,10 +415,12 @@ std::vector<InputRef> Planner::plan_elementwise(const NodePtr& n, Body body,
     const index_t nb = grid.numblocks();
     for (index_t b = 0; b < nb; ++b) {
       Output out = out_template;
-      if (out.kind == Output::Kind::buffer) out.elements = grid.block_shape(grid.block_index(b)).size();
+      if (out.kind == Output::Kind::buffer)
+        out.elements = grid.block_shape(grid.block_index(b)).size();
       const TaskId id = add_program_task(stage, b, out);
       refs.push_back(InputRef{InputRef::Kind::task, id, nullptr});
-      if (task_ids) task_ids->push_back(id);
+      if (task_ids)
+        task_ids->push_back(id);
     }
     return refs;
   }
@@ -416,25 +439,31 @@ std::vector<InputRef> Planner::plan_elementwise(const NodePtr& n, Body body,
       out.extent[k] = bext[k];
       out.elements *= bext[k];
       first[k] = grid.block_containing(static_cast<index_t>(k), boff[k]);
-      count[k] = grid.block_containing(static_cast<index_t>(k), boff[k] + bext[k] - 1) - first[k] + 1;
+      count[k] =
+          grid.block_containing(static_cast<index_t>(k), boff[k] + bext[k] - 1) - first[k] + 1;
     }
     std::vector<TaskId> pieces;
     std::fill(piece.begin(), piece.end(), 0);
     for (;;) {
       std::vector<index_t> at(nd);
-      for (std::size_t k = 0; k < nd; ++k) at[k] = first[k] + piece[k];
+      for (std::size_t k = 0; k < nd; ++k)
+        at[k] = first[k] + piece[k];
       pieces.push_back(add_program_task(stage, grid.block_number(at), out));
       std::size_t k = nd;
-      while (k-- > 0 && ++piece[k] == count[k]) piece[k] = 0;
-      if (k == static_cast<std::size_t>(-1)) break;
+      while (k-- > 0 && ++piece[k] == count[k])
+        piece[k] = 0;
+      if (k == static_cast<std::size_t>(-1))
+        break;
     }
     Task join;
     join.kind = TaskKind::join;
     join.output = Output{Output::Kind::buffer, n->dtype, out.elements, -1};
     const TaskId id = add_task(join, pieces);
-    for (const TaskId t : pieces) plan.tasks[t].output.owner = id;
+    for (const TaskId t : pieces)
+      plan.tasks[t].output.owner = id;
     refs.push_back(InputRef{InputRef::Kind::task, id, nullptr});
-    if (task_ids) task_ids->push_back(id);
+    if (task_ids)
+      task_ids->push_back(id);
   }
   return refs;
 }
@@ -448,11 +477,13 @@ void Planner::find_shared_moments(const std::vector<Request>& requests) {
   std::unordered_set<const Node*> seen;
   std::vector<const Node*> stack;
   stack.reserve(requests.size());
-  for (const auto& r : requests) stack.push_back(r.node.get());
+  for (const auto& r : requests)
+    stack.push_back(r.node.get());
   while (!stack.empty()) {
     const Node* cur = stack.back();
     stack.pop_back();
-    if (!seen.insert(cur).second) continue;
+    if (!seen.insert(cur).second)
+      continue;
     if (cur->kind == NodeKind::reduce) {
       const auto& p = cur->as<graph::ReduceParams>();
       if (is_moments_op(p.op)) {
@@ -461,10 +492,12 @@ void Planner::find_shared_moments(const std::vector<Request>& requests) {
         u.second_moment = u.second_moment || p.op != ReduceOp::mean;
       }
     }
-    for (const auto& in : cur->inputs) stack.push_back(in.get());
+    for (const auto& in : cur->inputs)
+      stack.push_back(in.get());
   }
   for (const auto& [key, use] : uses)
-    if (use.members > 1 && use.second_moment) moments_roots_.emplace(key, std::vector<TaskId>{});
+    if (use.members > 1 && use.second_moment)
+      moments_roots_.emplace(key, std::vector<TaskId>{});
 }
 
 std::vector<InputRef> Planner::plan_reduce(const NodePtr& n, Body body) {
@@ -477,7 +510,8 @@ std::vector<InputRef> Planner::plan_reduce(const NodePtr& n, Body body) {
   comb.input = in->dtype;
   comb.ddof = p.ddof;
   comb.count = 1;
-  for (index_t a : p.axes) comb.count *= in->shape.extents()[a];
+  for (index_t a : p.axes)
+    comb.count *= in->shape.extents()[a];
 
   std::vector<InputRef> refs;
   const auto shared =
@@ -531,10 +565,13 @@ std::vector<TaskId> Planner::plan_reduce_tree(const NodePtr& in, Body body,
   // block indices (C order) order its members.
   const auto per_axis = grid.blocks_per_axis();
   std::vector<index_t> kept_blocks, red_blocks;
-  for (int k = 0; k < nd; ++k) ((mask >> k) & 1u ? red_blocks : kept_blocks).push_back(per_axis[k]);
+  for (int k = 0; k < nd; ++k)
+    ((mask >> k) & 1u ? red_blocks : kept_blocks).push_back(per_axis[k]);
   index_t n_groups = 1, n_members = 1;
-  for (index_t b : kept_blocks) n_groups *= b;
-  for (index_t b : red_blocks) n_members *= b;
+  for (index_t b : kept_blocks)
+    n_groups *= b;
+  for (index_t b : red_blocks)
+    n_members *= b;
 
   std::vector<TaskId> roots;
   std::vector<index_t> bidx(static_cast<std::size_t>(nd));
@@ -548,10 +585,12 @@ std::vector<TaskId> Planner::plan_reduce_tree(const NodePtr& in, Body body,
     {
       std::size_t kk = 0;
       for (int k = 0; k < nd; ++k)
-        if (!((mask >> k) & 1u)) entries *= grid.lengths(k)[kept[kk++]];
+        if (!((mask >> k) & 1u))
+          entries *= grid.lengths(k)[kept[kk++]];
       // Backends allocate entries * words * 8 bytes per partial: refuse a count that wraps.
-      (void)chunked::detail::checked_mul(entries, 8 * partial_layout(p.op, in->dtype).words,
-                                "the partial states of one block, in bytes (use smaller chunks)");
+      (void)chunked::detail::checked_mul(
+          entries, 8 * partial_layout(p.op, in->dtype).words,
+          "the partial states of one block, in bytes (use smaller chunks)");
     }
     auto partial_task = [&](index_t member) {
       std::vector<index_t> red(red_blocks.size());
@@ -560,8 +599,10 @@ std::vector<TaskId> Planner::plan_reduce_tree(const NodePtr& in, Body body,
         r /= red_blocks[k];
       }
       std::size_t kk = 0, rr = 0;
-      for (int k = 0; k < nd; ++k) bidx[k] = (mask >> k) & 1u ? red[rr++] : kept[kk++];
-      return add_program_task(stage, grid.block_number(bidx), Output{Output::Kind::partial, in->dtype, entries, -1});
+      for (int k = 0; k < nd; ++k)
+        bidx[k] = (mask >> k) & 1u ? red[rr++] : kept[kk++];
+      return add_program_task(stage, grid.block_number(bidx),
+                              Output{Output::Kind::partial, in->dtype, entries, -1});
     };
     auto combine_task = [&](const std::vector<TaskId>& parts, bool last) {
       return add_combine_task(comb_index, g, parts,
@@ -573,11 +614,14 @@ std::vector<TaskId> Planner::plan_reduce_tree(const NodePtr& in, Body body,
     auto build = [&](auto&& self, index_t lo, index_t hi, bool last) -> TaskId {
       std::vector<TaskId> parts;
       if (hi - lo <= static_cast<index_t>(combine_fanin)) {
-        for (index_t m = lo; m < hi; ++m) parts.push_back(partial_task(m));
+        for (index_t m = lo; m < hi; ++m)
+          parts.push_back(partial_task(m));
       } else {
         index_t step = static_cast<index_t>(combine_fanin);
-        while (step * static_cast<index_t>(combine_fanin) < hi - lo) step *= static_cast<index_t>(combine_fanin);
-        for (index_t m = lo; m < hi; m += step) parts.push_back(self(self, m, std::min(hi, m + step), false));
+        while (step * static_cast<index_t>(combine_fanin) < hi - lo)
+          step *= static_cast<index_t>(combine_fanin);
+        for (index_t m = lo; m < hi; m += step)
+          parts.push_back(self(self, m, std::min(hi, m + step), false));
       }
       return combine_task(parts, last);
     };
@@ -643,7 +687,8 @@ void instantiate_sink(const Plan& plan, const Stage& st, const Task& task,
   // Reduce: entries laid out in C order over the kept axes of this block.
   index_t acc = 1;
   for (int k = nd; k-- > 0;) {
-    if ((sink.reduced_axes >> k) & 1u) continue;
+    if ((sink.reduced_axes >> k) & 1u)
+      continue;
     sink.map.coef[k] = acc;
     acc *= out.extent[k];
   }
@@ -683,7 +728,8 @@ void Plan::instantiate(TaskId id, BlockProgram& out) const {
     out.extent[k] = lengths[b];
   }
   for (auto& leaf : out.leaves) {
-    if (leaf.kind == LeafKind::stored || leaf.kind == LeafKind::constant) continue;
+    if (leaf.kind == LeafKind::stored || leaf.kind == LeafKind::constant)
+      continue;
     for (int k = 0; k < nd; ++k)
       leaf.map.base = add_mul(leaf.map.base, leaf.map.coef[k], origin[k]);
   }
@@ -694,7 +740,8 @@ void Plan::instantiate(TaskId id, BlockProgram& out) const {
 
 std::uint64_t Plan::work_bytes(TaskId id) const {
   const Task& task = tasks[id];
-  if (task.kind != TaskKind::program) return 0;
+  if (task.kind != TaskKind::program)
+    return 0;
   const Stage& st = stages[task.index];
   index_t rest = task.block, elements = 1;
   for (int k = st.program.ndim; k-- > 0;) {
@@ -711,10 +758,14 @@ std::string Plan::describe() const {
   std::vector<index_t> per_stage(stages.size(), 0);
   index_t n_gather = 0, n_combine = 0, n_join = 0;
   for (const auto& t : tasks) {
-    if (t.kind == TaskKind::program) ++per_stage[t.index];
-    else if (t.kind == TaskKind::gather) ++n_gather;
-    else if (t.kind == TaskKind::combine) ++n_combine;
-    else ++n_join;
+    if (t.kind == TaskKind::program)
+      ++per_stage[t.index];
+    else if (t.kind == TaskKind::gather)
+      ++n_gather;
+    else if (t.kind == TaskKind::combine)
+      ++n_combine;
+    else
+      ++n_join;
   }
   for (std::size_t i = 0; i < stages.size(); ++i)
     s += "stage " + std::to_string(i) + ": " + std::to_string(per_stage[i]) + " tasks over grid " +
@@ -730,7 +781,8 @@ Plan make_plan(const std::vector<Request>& requests, const TaskSplit& split) {
       "use larger chunks, so that there are fewer blocks and tasks", [&] {
         Planner p(split);
         p.find_shared_moments(requests);
-        for (const auto& r : requests) p.request(r);
+        for (const auto& r : requests)
+          p.request(r);
         order_for_locality(p.plan);
         return std::move(p.plan);
       });

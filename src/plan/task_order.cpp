@@ -12,30 +12,37 @@ namespace chunked::plan {
 
 void order_for_locality(Plan& plan) {
   const std::size_t n = plan.tasks.size();
-  if (n < 2) return;
+  if (n < 2)
+    return;
   // first[t]: the lowest id among the results t leads to (its own id when nothing reads it).
   // Ids are topological, so one pass from the last task down sees every reader before its input.
   constexpr TaskId none = ~TaskId{0};
   std::vector<TaskId> first(n, none);
   for (std::size_t t = n; t-- > 0;) {
-    if (first[t] == none) first[t] = static_cast<TaskId>(t);
-    for (const TaskId d : plan.deps[t]) first[d] = std::min(first[d], first[t]);
+    if (first[t] == none)
+      first[t] = static_cast<TaskId>(t);
+    for (const TaskId d : plan.deps[t])
+      first[d] = std::min(first[d], first[t]);
   }
   bool ordered = true;
-  for (std::size_t t = 1; t < n && ordered; ++t) ordered = first[t - 1] <= first[t];
-  if (ordered) return; // the ids already run results one after another
+  for (std::size_t t = 1; t < n && ordered; ++t)
+    ordered = first[t - 1] <= first[t];
+  if (ordered)
+    return; // the ids already run results one after another
 
   // Kahn's algorithm taking the ready task with the lowest (first result, id).
   std::vector<std::vector<TaskId>> successors(n);
   std::vector<std::uint32_t> waiting(n);
   for (std::size_t t = 0; t < n; ++t) {
     waiting[t] = static_cast<std::uint32_t>(plan.deps[t].size());
-    for (const TaskId d : plan.deps[t]) successors[d].push_back(static_cast<TaskId>(t));
+    for (const TaskId d : plan.deps[t])
+      successors[d].push_back(static_cast<TaskId>(t));
   }
   using Key = std::pair<TaskId, TaskId>;
   std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
   for (std::size_t t = 0; t < n; ++t)
-    if (waiting[t] == 0) ready.emplace(first[t], static_cast<TaskId>(t));
+    if (waiting[t] == 0)
+      ready.emplace(first[t], static_cast<TaskId>(t));
   std::vector<TaskId> new_id(n), old_of(n);
   for (TaskId next = 0; !ready.empty(); ++next) {
     const TaskId t = ready.top().second;
@@ -43,30 +50,38 @@ void order_for_locality(Plan& plan) {
     new_id[t] = next;
     old_of[next] = t;
     for (const TaskId s : successors[t])
-      if (--waiting[s] == 0) ready.emplace(first[s], s);
+      if (--waiting[s] == 0)
+        ready.emplace(first[s], s);
   }
 
   auto renumber = [&](InputRef& ref) {
-    if (ref.kind == InputRef::Kind::task) ref.task = new_id[ref.task];
+    if (ref.kind == InputRef::Kind::task)
+      ref.task = new_id[ref.task];
   };
   std::vector<Task> tasks(n);
   std::vector<std::vector<TaskId>> deps(n);
   for (std::size_t k = 0; k < n; ++k) {
     const TaskId t = old_of[k];
     tasks[k] = plan.tasks[t];
-    if (tasks[k].output.kind == Output::Kind::piece) tasks[k].output.owner = new_id[tasks[k].output.owner];
+    if (tasks[k].output.kind == Output::Kind::piece)
+      tasks[k].output.owner = new_id[tasks[k].output.owner];
     deps[k] = std::move(plan.deps[t]);
-    for (TaskId& d : deps[k]) d = new_id[d];
+    for (TaskId& d : deps[k])
+      d = new_id[d];
     std::sort(deps[k].begin(), deps[k].end());
   }
   plan.tasks = std::move(tasks);
   plan.deps = std::move(deps);
-  for (TaskInput& in : plan.inputs) renumber(in.ref);
-  for (InputRef& ref : plan.combine_inputs) renumber(ref);
+  for (TaskInput& in : plan.inputs)
+    renumber(in.ref);
+  for (InputRef& ref : plan.combine_inputs)
+    renumber(ref);
   for (auto& pieces : plan.gathers)
-    for (GatherPiece& piece : pieces) renumber(piece.source);
+    for (GatherPiece& piece : pieces)
+      renumber(piece.source);
   for (auto& blocks : plan.result_blocks)
-    for (TaskId& t : blocks) t = new_id[t];
+    for (TaskId& t : blocks)
+      t = new_id[t];
 }
 
 } // namespace chunked::plan

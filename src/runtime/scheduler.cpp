@@ -135,10 +135,10 @@ public:
     } catch (const std::exception& e) {
       // The system refused a thread (or the memory for one): the error stops the workers already
       // started, which are joined below like those of any failed run.
-      record_error(std::make_exception_ptr(OutOfMemory(
-          "starting worker thread " + std::to_string(threads.size() + 1) + " of " +
-          std::to_string(num_workers_) + " failed (" + e.what() +
-          "); ask for fewer with ComputeOptions::num_threads")));
+      record_error(std::make_exception_ptr(
+          OutOfMemory("starting worker thread " + std::to_string(threads.size() + 1) + " of " +
+                      std::to_string(num_workers_) + " failed (" + e.what() +
+                      "); ask for fewer with ComputeOptions::num_threads")));
     }
     worker_main(0);
     for (std::thread& thread : threads)

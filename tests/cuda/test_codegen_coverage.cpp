@@ -19,7 +19,8 @@ namespace {
 using namespace chunked;
 using plan::OpCode;
 
-constexpr DType all_dtypes[] = {DType::bool_, DType::int32, DType::int64, DType::float32, DType::float64};
+constexpr DType all_dtypes[] = {DType::bool_, DType::int32, DType::int64, DType::float32,
+                                DType::float64};
 
 plan::Leaf stored_leaf(DType t, int input) {
   plan::Leaf leaf;
@@ -62,7 +63,8 @@ void expect_compiles(const plan::BlockProgram& p) {
     const std::string source = cuda::generate_source(p, set);
     std::vector<char> cubin;
     EXPECT_NO_THROW(cubin = cuda::compile_to_cubin(cuda::module_key(p, set), source, "sm_90"))
-        << p.describe() << "\n" << source;
+        << p.describe() << "\n"
+        << source;
   }
 }
 
@@ -115,9 +117,11 @@ TEST(CudaCodegenCoverage, EveryOpOnEveryAcceptedDtype) {
   int programs = 0;
   for (int code = 0; code < ops::num_opcodes; ++code) {
     const auto op = static_cast<OpCode>(code);
-    if (op == OpCode::cast) continue;
+    if (op == OpCode::cast)
+      continue;
     for (DType t : all_dtypes) {
-      if (!plan::op_accepts(op, t)) continue;
+      if (!plan::op_accepts(op, t))
+        continue;
       expect_compiles(single_op_program(op, t));
       ++programs;
     }
@@ -128,7 +132,8 @@ TEST(CudaCodegenCoverage, EveryOpOnEveryAcceptedDtype) {
 TEST(CudaCodegenCoverage, EveryCast) {
   for (DType from : all_dtypes)
     for (DType to : all_dtypes) {
-      if (from == to) continue;
+      if (from == to)
+        continue;
       plan::Instr ins;
       ins.op = OpCode::cast;
       ins.dtype = to;
@@ -140,16 +145,19 @@ TEST(CudaCodegenCoverage, EveryCast) {
 TEST(CudaCodegenCoverage, EveryLeafKind) {
   for (DType t : all_dtypes) {
     std::vector<plan::LeafKind> kinds{plan::LeafKind::constant, plan::LeafKind::stored};
-    if (t != DType::bool_) kinds.push_back(plan::LeafKind::arange);
+    if (t != DType::bool_)
+      kinds.push_back(plan::LeafKind::arange);
     if (is_floating(t)) {
       kinds.push_back(plan::LeafKind::normal);
       kinds.push_back(plan::LeafKind::uniform);
     }
-    if (is_integral(t)) kinds.push_back(plan::LeafKind::integers);
+    if (is_integral(t))
+      kinds.push_back(plan::LeafKind::integers);
     for (auto kind : kinds) {
       plan::Leaf leaf = stored_leaf(t, 0);
       leaf.kind = kind;
-      if (kind != plan::LeafKind::stored) leaf.input = -1;
+      if (kind != plan::LeafKind::stored)
+        leaf.input = -1;
       expect_compiles(program({leaf}, {}));
     }
   }

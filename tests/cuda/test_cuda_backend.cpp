@@ -552,7 +552,8 @@ TEST(CudaBackend, TransferBuffersAreFilledThenPageLocked) {
     const std::size_t n = bytes / 8;
     const auto buffer = cuda::make_transfer_buffer(bytes, [n](void* p) {
       auto* v = static_cast<std::uint64_t*>(p);
-      for (std::size_t j = 0; j < n; ++j) v[j] = j * 0x9E3779B97F4A7C15ull;
+      for (std::size_t j = 0; j < n; ++j)
+        v[j] = j * 0x9E3779B97F4A7C15ull;
     });
     ASSERT_EQ(buffer->bytes(), bytes);
     cudaPointerAttributes attributes{};

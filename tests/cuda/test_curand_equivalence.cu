@@ -297,7 +297,8 @@ TEST_F(CurandEquivalence, NvrtcCompiledHeadersEqualHost) {
   // and its executable starts (and skips) on machines without one.
   cudaLibrary_t library = nullptr;
   cudaKernel_t kernel = nullptr;
-  CHUNKED_CUDA_CHECK(cudaLibraryLoadData(&library, ptx.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  CHUNKED_CUDA_CHECK(
+      cudaLibraryLoadData(&library, ptx.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   CHUNKED_CUDA_CHECK(cudaLibraryGetKernel(&kernel, library, "sample"));
   unsigned long long n = 1 << 20;
   double* normal = nullptr;
@@ -307,8 +308,9 @@ TEST_F(CurandEquivalence, NvrtcCompiledHeadersEqualHost) {
   CHUNKED_CUDA_CHECK(cudaMalloc(&uniform, n * sizeof(double)));
   CHUNKED_CUDA_CHECK(cudaMalloc(&ints, n * sizeof(long long)));
   void* args[] = {&normal, &uniform, &ints, &n};
-  CHUNKED_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(static_cast<unsigned>(n / 256)),
-                                      dim3(256), args, 0, nullptr));
+  CHUNKED_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel),
+                                      dim3(static_cast<unsigned>(n / 256)), dim3(256), args, 0,
+                                      nullptr));
   CHUNKED_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<double> normal_host(n), uniform_host(n);
   std::vector<long long> ints_host(n);

@@ -29,8 +29,7 @@ void expect(bool ok, const std::string& what) {
 }
 
 /// 1 + 2 + ... + 100 through a lazy expression with a slice and a reduction.
-template <class B>
-void compute_on() {
+template <class B> void compute_on() {
   const auto x = chunked::arange<double, B>(0.0, 100.0, 1.0, 7) + 1.0;
   const double sum = x.sum().item();
   expect(sum == 5050.0, "sum gave " + std::to_string(sum) + ", expected 5050");

@@ -97,9 +97,8 @@ TYPED_TEST(ReductionsTyped, MeanVarAndStdComputedTogether) {
     for (const auto& axes_list : axis_sets_3d) {
       SCOPED_TRACE(label(chunks) + " axes " + detail::format_tuple(axes_list));
       const Axes axes(axes_list);
-      auto [mean, var, sd, centered] =
-          compute(ComputeOptions{}, x.mean(axes), x.var(axes, 1), x.std(axes, 0, true),
-                  x - x.mean(axes, true));
+      auto [mean, var, sd, centered] = compute(ComputeOptions{}, x.mean(axes), x.var(axes, 1),
+                                               x.std(axes, 0, true), x - x.mean(axes, true));
       EXPECT_TRUE(matches(mean, ref_mean(ref, axes_list), sum_tolerance<M>()));
       EXPECT_TRUE(matches(var, ref_var(ref, axes_list, 1, false), sum_tolerance<M>()));
       EXPECT_TRUE(matches(sd, ref_var(ref, axes_list, 0, true, true), sum_tolerance<M>()));

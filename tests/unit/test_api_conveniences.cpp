@@ -27,7 +27,8 @@ TEST(ApiConveniences, CompoundAssignmentRebindsLazily) {
   x *= 2;
   x %= 7;
   const auto r = x.compute();
-  for (index_t i = 0; i < 10; ++i) EXPECT_EQ(r(i), ((i + 5) * 2) % 7);
+  for (index_t i = 0; i < 10; ++i)
+    EXPECT_EQ(r(i), ((i + 5) * 2) % 7);
   // The array it was copied from is unchanged: arrays are values.
   EXPECT_EQ(before.sum().item(), 45);
   auto b = full<bool>(Shape{4}, Chunks{3}, true);

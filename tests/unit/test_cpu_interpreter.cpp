@@ -661,9 +661,8 @@ TEST(CpuInterpreter, LeavesRepeatingAlongOuterAxesGiveEveryTileTheirValues) {
   std::mt19937_64 rng(21);
   const std::vector<std::pair<std::vector<index_t>, int>> boxes = {
       // extents, number of outer axes along which the leaves repeat
-      {{4099, 3}, 1},   {{700, 64}, 1},     {{33, 100}, 1},  {{5, 7, 11}, 1},
-      {{5, 7, 11}, 2},  {{3, 2049}, 1},     {{2050, 1}, 1},  {{2, 3, 4, 171}, 2},
-      {{9, 1, 300}, 1}, {{1000, 2, 1}, 1}};
+      {{4099, 3}, 1}, {{700, 64}, 1}, {{33, 100}, 1},      {{5, 7, 11}, 1},  {{5, 7, 11}, 2},
+      {{3, 2049}, 1}, {{2050, 1}, 1}, {{2, 3, 4, 171}, 2}, {{9, 1, 300}, 1}, {{1000, 2, 1}, 1}};
   for (const auto& [extent, outer] : boxes) {
     for (int variant = 0; variant < 3; ++variant) {
       BlockProgram p = box_program(extent);
@@ -690,8 +689,9 @@ TEST(CpuInterpreter, LeavesRepeatingAlongOuterAxesGiveEveryTileTheirValues) {
       p.leaves = {stored_leaf(DType::float64, 0, x.map), stored_leaf(DType::float64, 1, m.map), r,
                   ar};
       // v4 = x - m ; v5 = v4 * r ; v6 = cast(ar) ; v7 = v5 + v6
-      p.instrs = {instr(OpCode::sub, DType::float64, 0, 1), instr(OpCode::mul, DType::float64, 4, 2),
-                  instr(OpCode::cast, DType::float64, 3), instr(OpCode::add, DType::float64, 5, 6)};
+      p.instrs = {instr(OpCode::sub, DType::float64, 0, 1),
+                  instr(OpCode::mul, DType::float64, 4, 2), instr(OpCode::cast, DType::float64, 3),
+                  instr(OpCode::add, DType::float64, 5, 6)};
       const index_t n = box_size(extent);
       if (variant == 1) {
         p.sink.map.base = n - 1;
@@ -746,9 +746,9 @@ TEST(CpuInterpreter, LastAxisReductionsReadEveryLayoutOfAStoredBlock) {
     AffineMap map;
     index_t at(index_t r, index_t c) const { return map.base + map.coef[0] * r + map.coef[1] * c; }
   };
-  for (const Layout& layout : {Layout{"C order", amap(0, {cols, 1})},
-                               Layout{"rows apart", amap(1, {pitch, 1})},
-                               Layout{"columns first", amap(0, {1, rows})}})
+  for (const Layout& layout :
+       {Layout{"C order", amap(0, {cols, 1})}, Layout{"rows apart", amap(1, {pitch, 1})},
+        Layout{"columns first", amap(0, {1, rows})}})
     for (const ReduceOp op : {ReduceOp::max, ReduceOp::min}) {
       BlockProgram p = box_program({rows, cols});
       p.leaves = {stored_leaf(DType::float64, 0, layout.map)};
@@ -1198,10 +1198,7 @@ bool same_bits_or_nan(double a, double b) {
 /// The four operations of the wide arithmetic loops, and one of them on two values.
 constexpr OpCode arith_ops[] = {OpCode::add, OpCode::sub, OpCode::mul, OpCode::div};
 template <class T> T apply(OpCode op, T x, T y) {
-  return op == OpCode::add   ? x + y
-         : op == OpCode::sub ? x - y
-         : op == OpCode::mul ? x * y
-                             : x / y;
+  return op == OpCode::add ? x + y : op == OpCode::sub ? x - y : op == OpCode::mul ? x * y : x / y;
 }
 
 /// Values with zeros of both signs, infinities, NaNs and ordinary numbers, by a seeded draw.
@@ -1462,9 +1459,8 @@ TEST(CpuInterpreter, ArithmeticWithConstantOperandsEqualsTheElementOperationsBit
       };
       std::vector<Leaf> leaves;
       for (int k = 0; k < 3; ++k)
-        leaves.push_back((scalars >> k) & 1u
-                             ? constant_leaf(DType::float64, value[k], 0)
-                             : stored_leaf(DType::float64, k, amap(0, {cols, 1})));
+        leaves.push_back((scalars >> k) & 1u ? constant_leaf(DType::float64, value[k], 0)
+                                             : stored_leaf(DType::float64, k, amap(0, {cols, 1})));
       for (const OpCode op1 : arith_ops) {
         // A single operation on operands 0 and 1.
         BlockProgram single = box_program({rows, cols});
@@ -1487,11 +1483,11 @@ TEST(CpuInterpreter, ArithmeticWithConstantOperandsEqualsTheElementOperationsBit
             run_program(p, in, got.data());
             for (std::size_t j = 0; j < n; ++j) {
               const double t = apply(op1, operand(0, j), operand(1, j));
-              const double want = left ? apply(op2, t, operand(2, j)) : apply(op2, operand(2, j), t);
+              const double want =
+                  left ? apply(op2, t, operand(2, j)) : apply(op2, operand(2, j), t);
               ASSERT_TRUE(same_bits_or_nan(got[j], want))
                   << opcode_name(op1) << ", " << opcode_name(op2) << (left ? " left" : " right")
-                  << " scalars " << scalars << " element " << j << ": " << got[j] << " vs "
-                  << want;
+                  << " scalars " << scalars << " element " << j << ": " << got[j] << " vs " << want;
             }
           }
       }
@@ -1501,7 +1497,8 @@ TEST(CpuInterpreter, ArithmeticWithConstantOperandsEqualsTheElementOperationsBit
       std::vector<std::vector<float>> narrow(2, std::vector<float>(n));
       for (int k = 0; k < 2; ++k)
         for (std::size_t j = 0; j < n; ++j)
-          narrow[static_cast<std::size_t>(k)][j] = static_cast<float>(data[static_cast<std::size_t>(k)][j]);
+          narrow[static_cast<std::size_t>(k)][j] =
+              static_cast<float>(data[static_cast<std::size_t>(k)][j]);
       const void* in32[] = {narrow[0].data(), narrow[1].data()};
       std::vector<float> got32(n);
       for (const OpCode op : arith_ops) {

@@ -176,15 +176,15 @@ TEST(CpuPartials, MomentsFinalizeIntoMeanVarAndStd) {
 TEST(CpuPartials, FinalizeRefusesAResultThePartialsDoNotHold) {
   const PartialWord s[3] = {f(1), f(1), f(0)};
   double out;
-  EXPECT_THROW(cpu::finalize_partials(ReduceOp::sum, ReduceOp::mean, DType::float64, s, 1, 1, 0,
-                                      &out),
-               ValueError);
-  EXPECT_THROW(cpu::finalize_partials(ReduceOp::mean, ReduceOp::var, DType::float64, s, 1, 1, 0,
-                                      &out),
-               ValueError);
-  EXPECT_THROW(cpu::finalize_partials(ReduceOp::var, ReduceOp::max, DType::float64, s, 1, 1, 0,
-                                      &out),
-               ValueError);
+  EXPECT_THROW(
+      cpu::finalize_partials(ReduceOp::sum, ReduceOp::mean, DType::float64, s, 1, 1, 0, &out),
+      ValueError);
+  EXPECT_THROW(
+      cpu::finalize_partials(ReduceOp::mean, ReduceOp::var, DType::float64, s, 1, 1, 0, &out),
+      ValueError);
+  EXPECT_THROW(
+      cpu::finalize_partials(ReduceOp::var, ReduceOp::max, DType::float64, s, 1, 1, 0, &out),
+      ValueError);
 }
 
 TEST(CpuPartials, FinalizeMeanSumAndMinMaxToTheResultDtype) {

@@ -21,7 +21,6 @@ namespace {
 
 __extension__ using u128 = unsigned __int128; // GCC and Clang; __extension__ for -Wpedantic
 
-
 namespace rnd = chunked::random;
 using chunked::index_t;
 
@@ -401,8 +400,7 @@ TEST(Integers, BucketsAreUniformAndMatchTheSpec) {
       const rnd::Words4x32 w = rnd::philox_words(31, 9, e >> 1);
       const std::uint64_t word =
           (e & 1) ? (w.w2 | std::uint64_t{w.w3} << 32) : (w.w0 | std::uint64_t{w.w1} << 32);
-      const auto want =
-          -5 + static_cast<std::int64_t>((static_cast<u128>(word) * 10) >> 64);
+      const auto want = -5 + static_cast<std::int64_t>((static_cast<u128>(word) * 10) >> 64);
       ASSERT_EQ(v, want);
       const rnd::Pair<std::int64_t> p = rnd::integers_pair(31, 9, e >> 1, -5, 5);
       ASSERT_EQ((e & 1) ? p.odd : p.even, want);

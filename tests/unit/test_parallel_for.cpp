@@ -23,8 +23,8 @@ TEST(ParallelFor, RunsEveryJobExactlyOnce) {
       std::vector<std::atomic<int>> runs(count);
       parallel_for(count, threads, [&](std::size_t i) { runs[i].fetch_add(1); });
       for (std::size_t i = 0; i < count; ++i)
-        ASSERT_EQ(runs[i].load(), 1) << "job " << i << " of " << count << ", " << threads
-                                     << " threads";
+        ASSERT_EQ(runs[i].load(), 1)
+            << "job " << i << " of " << count << ", " << threads << " threads";
     }
 }
 

@@ -25,7 +25,8 @@ plan::Plan plan_for(const graph::NodePtr& node, std::vector<double>& storage) {
 index_t count_tasks(const plan::Plan& p, TaskKind kind, std::uint32_t stage = ~0u) {
   index_t n = 0;
   for (const auto& t : p.tasks)
-    if (t.kind == kind && (stage == ~0u || t.index == stage)) ++n;
+    if (t.kind == kind && (stage == ~0u || t.index == stage))
+      ++n;
   return n;
 }
 
@@ -107,7 +108,8 @@ TEST(Planner, NegativeStepsBecomeNegativeStrides) {
 // Operands stored with different chunk grids are aligned by gathers, never by the user.
 TEST(Planner, MisalignedStoredOperandsAreGathered) {
   std::vector<double> data(60);
-  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<double>(i);
+  for (std::size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<double>(i);
   auto a = from_host(std::span<const double>(data), Shape{6, 10}, Chunks{4, 4});
   auto b = from_host(std::span<const double>(data), Shape{6, 10}, Chunks{3, 5});
   auto c = a + b;
@@ -115,7 +117,8 @@ TEST(Planner, MisalignedStoredOperandsAreGathered) {
   const plan::Plan p = plan_for(c.node(), out);
   EXPECT_GT(count_tasks(p, TaskKind::gather), 0);
   const auto r = c.compute();
-  for (index_t i = 0; i < 60; ++i) EXPECT_EQ(r.data()[i], 2.0 * static_cast<double>(i));
+  for (index_t i = 0; i < 60; ++i)
+    EXPECT_EQ(r.data()[i], 2.0 * static_cast<double>(i));
 }
 
 // A full reduction over many blocks combines partials in a fixed tree of bounded fan-in.
@@ -137,13 +140,16 @@ TEST(Planner, ReductionTreeHasBoundedFanIn) {
 TEST(Planner, LongChainsAreSplitAtTheCap) {
   auto x = arange<double>(0, 64, 1, 16);
   auto y = x;
-  for (int i = 0; i < 3 * plan::max_program_instrs; ++i) y = y + 1.0;
+  for (int i = 0; i < 3 * plan::max_program_instrs; ++i)
+    y = y + 1.0;
   std::vector<double> out;
   const plan::Plan p = plan_for(y.node(), out);
   EXPECT_GT(p.stages.size(), 1u);
-  for (const auto& st : p.stages) EXPECT_LE(st.program.instrs.size(), static_cast<std::size_t>(plan::max_program_instrs));
+  for (const auto& st : p.stages)
+    EXPECT_LE(st.program.instrs.size(), static_cast<std::size_t>(plan::max_program_instrs));
   const auto r = y.compute();
-  for (index_t i = 0; i < 64; ++i) EXPECT_EQ(r.data()[i], static_cast<double>(i + 3 * plan::max_program_instrs));
+  for (index_t i = 0; i < 64; ++i)
+    EXPECT_EQ(r.data()[i], static_cast<double>(i + 3 * plan::max_program_instrs));
 }
 
 // Equal constants share a leaf; constants that differ in dtype or in bits (0.0 and -0.0) do not.
@@ -155,22 +161,26 @@ TEST(Planner, EqualConstantsShareALeaf) {
   ASSERT_EQ(p.stages.size(), 1u);
   std::vector<double> constants;
   for (const auto& leaf : p.stages[0].program.leaves)
-    if (leaf.kind == LeafKind::constant) constants.push_back(leaf.a.f);
+    if (leaf.kind == LeafKind::constant)
+      constants.push_back(leaf.a.f);
   ASSERT_EQ(constants.size(), 3u) << p.describe();
   EXPECT_EQ(constants[0], 1.0);
   EXPECT_FALSE(std::signbit(constants[1]));
   EXPECT_TRUE(std::signbit(constants[2]));
   const auto r = y.compute();
-  for (index_t i = 0; i < 64; ++i) EXPECT_EQ(r.data()[i], 1.0);
+  for (index_t i = 0; i < 64; ++i)
+    EXPECT_EQ(r.data()[i], 1.0);
 
   auto i64 = arange<std::int64_t>(0, 64, 1, 16);
   auto z = (i64 + std::int64_t{2}).astype<double>() * 2.0;
   const plan::Plan q = plan_for(z.node(), out);
   int leaves = 0;
-  for (const auto& leaf : q.stages[0].program.leaves) leaves += leaf.kind == LeafKind::constant;
+  for (const auto& leaf : q.stages[0].program.leaves)
+    leaves += leaf.kind == LeafKind::constant;
   EXPECT_EQ(leaves, 2) << "an int64 2 and a float64 2 are different leaves";
   const auto rz = z.compute();
-  for (index_t i = 0; i < 64; ++i) EXPECT_EQ(rz.data()[i], 2.0 * static_cast<double>(i + 2));
+  for (index_t i = 0; i < 64; ++i)
+    EXPECT_EQ(rz.data()[i], 2.0 * static_cast<double>(i + 2));
 }
 
 // A chain with a distinct constant per operation stays one program up to the leaf cap, and past
@@ -193,7 +203,8 @@ TEST(Planner, ChainsOfDistinctConstantsAreSplitAtTheLeafCap) {
     for (const auto& st : p.stages)
       EXPECT_LE(st.program.leaves.size(), static_cast<std::size_t>(plan::max_program_leaves));
     const auto r = y.compute();
-    for (index_t i = 0; i < 64; ++i) EXPECT_EQ(r.data()[i], static_cast<double>(i) + expect_shift);
+    for (index_t i = 0; i < 64; ++i)
+      EXPECT_EQ(r.data()[i], static_cast<double>(i) + expect_shift);
   }
 }
 
@@ -210,7 +221,8 @@ TEST(Planner, SharedReductionIsComputedOnce) {
   r2.destination = plan::Destination{o2.data(), DType::float64, normalised.shape(), MemorySpace{}};
   const plan::Plan p = plan::make_plan({r1, r2});
   index_t reduce_stages = 0;
-  for (const auto& st : p.stages) reduce_stages += st.program.sink.kind == plan::Sink::Kind::reduce;
+  for (const auto& st : p.stages)
+    reduce_stages += st.program.sink.kind == plan::Sink::Kind::reduce;
   EXPECT_EQ(reduce_stages, 1);
   auto [t, n] = chunked::compute(ComputeOptions{}, total, normalised);
   EXPECT_EQ(t.item(), 4950.0);
@@ -221,21 +233,24 @@ TEST(Planner, SharedReductionIsComputedOnce) {
 // A sum beside them keeps its own pass (its partials are not moments), as do other axes.
 TEST(Planner, MeanAndStdShareOneMomentsPass) {
   std::vector<double> values(60);
-  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(i);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<double>(i);
   const auto x = from_host(values, Shape{6, 10}, Chunks{4, 3}); // x(i, j) = 10 i + j
   auto standardized = (x - x.mean(Axes{0})) / x.std(Axes{0});
   std::vector<double> out;
   auto reduce_ops = [](const plan::Plan& p) {
     std::vector<plan::ReduceOp> ops;
     for (const auto& st : p.stages)
-      if (st.program.sink.kind == plan::Sink::Kind::reduce) ops.push_back(st.program.sink.op);
+      if (st.program.sink.kind == plan::Sink::Kind::reduce)
+        ops.push_back(st.program.sink.op);
     return ops;
   };
   const plan::Plan p = plan_for(standardized.node(), out);
   EXPECT_EQ(reduce_ops(p), std::vector<plan::ReduceOp>{plan::ReduceOp::var});
   std::vector<plan::ReduceOp> results;
   for (const auto& c : p.combines)
-    if (c.result != c.op) results.push_back(c.result);
+    if (c.result != c.op)
+      results.push_back(c.result);
   EXPECT_EQ(results, (std::vector<plan::ReduceOp>{plan::ReduceOp::mean, plan::ReduceOp::std}));
 
   const auto alone = plan_for((x - x.mean(Axes{0})).node(), out);

@@ -78,12 +78,15 @@ TEST(PartialOps, MomentMergeEqualsTheTwoPassVariance) {
   const double xs[] = {1.5, -2.0, 4.25, 8.0, 0.5, 3.0, -1.0};
   // Merge one-element states left to right.
   double n = 0, mean = 0, m2 = 0;
-  for (double x : xs) s::merge_moments(n, mean, m2, 1, x, 0);
+  for (double x : xs)
+    s::merge_moments(n, mean, m2, 1, x, 0);
   double sum = 0;
-  for (double x : xs) sum += x;
+  for (double x : xs)
+    sum += x;
   const double mu = sum / 7;
   double ss = 0;
-  for (double x : xs) ss += (x - mu) * (x - mu);
+  for (double x : xs)
+    ss += (x - mu) * (x - mu);
   EXPECT_EQ(n, 7);
   EXPECT_NEAR(mean, mu, 1e-15);
   EXPECT_NEAR(m2, ss, 1e-13);

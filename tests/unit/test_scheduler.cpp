@@ -304,8 +304,7 @@ TEST(Scheduler, PriorityKeepsTreeReductionMemoryBounded) {
     // are taken up to 32 at a time (a loaded machine makes a batch's leaves finish before the
     // combine that frees them can start).
     const int batch = workers > 1 ? 32 : 0;
-    EXPECT_LE(ex.max_live(), 14 * workers + batch)
-        << workers << " workers";
+    EXPECT_LE(ex.max_live(), 14 * workers + batch) << workers << " workers";
   }
 }
 

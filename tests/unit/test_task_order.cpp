@@ -24,7 +24,8 @@ plan::Plan plan_blocks(const graph::NodePtr& node) {
 
 void expect_topological(const plan::Plan& p) {
   for (std::size_t t = 0; t < p.tasks.size(); ++t)
-    for (const plan::TaskId d : p.deps[t]) ASSERT_LT(d, t) << "task " << t << " reads a later task";
+    for (const plan::TaskId d : p.deps[t])
+      ASSERT_LT(d, t) << "task " << t << " reads a later task";
 }
 
 /// Ids of the program tasks of `stage`, in id order.
@@ -50,8 +51,8 @@ TEST(TaskOrder, ColumnBlocksRunMomentsThenResultBlockByBlock) {
   ASSERT_EQ(results.size(), 5u);
   for (std::size_t b = 0; b + 1 < results.size(); ++b) {
     EXPECT_LT(moments[b], results[b]);
-    EXPECT_LT(results[b], moments[b + 1]) << "block " << b << "'s result before block " << b + 1
-                                          << "'s moments";
+    EXPECT_LT(results[b], moments[b + 1])
+        << "block " << b << "'s result before block " << b + 1 << "'s moments";
   }
   for (std::size_t b = 0; b < results.size(); ++b)
     EXPECT_EQ(p.result_blocks[0][b], results[b]) << "the persisted blocks follow the renumbering";
@@ -60,10 +61,13 @@ TEST(TaskOrder, ColumnBlocksRunMomentsThenResultBlockByBlock) {
   const auto host = x.compute();
   for (index_t c = 0; c < 40; ++c) {
     double mean = 0, m2 = 0;
-    for (index_t r = 0; r < 50; ++r) mean += host(r, c) / 50;
-    for (index_t r = 0; r < 50; ++r) m2 += (host(r, c) - mean) * (host(r, c) - mean);
+    for (index_t r = 0; r < 50; ++r)
+      mean += host(r, c) / 50;
+    for (index_t r = 0; r < 50; ++r)
+      m2 += (host(r, c) - mean) * (host(r, c) - mean);
     const double sd = std::sqrt(m2 / 50);
-    for (index_t r = 0; r < 50; ++r) EXPECT_NEAR(got(r, c), (host(r, c) - mean) / sd, 1e-12);
+    for (index_t r = 0; r < 50; ++r)
+      EXPECT_NEAR(got(r, c), (host(r, c) - mean) / sd, 1e-12);
   }
 }
 
@@ -92,7 +96,8 @@ TEST(TaskOrder, RenumberedPlansComputeTheSameValues) {
   const auto hx = x.compute();
   for (index_t c = 0; c < 48; ++c) {
     double mean = 0, sum = 0;
-    for (index_t r = 0; r < 64; ++r) mean += 2.0 * hx(r, c) / 64;
+    for (index_t r = 0; r < 64; ++r)
+      mean += 2.0 * hx(r, c) / 64;
     for (index_t r = 0; r < 64; ++r) {
       EXPECT_NEAR(a(r, c), 2.0 * hx(r, c) - mean, 1e-12);
       sum += 3.0 * hx(r, c);

@@ -88,14 +88,16 @@ TEST(TaskSplit, EmptyAndScalarGridsAreKept) {
 /// Runs a plan of `node` into a host buffer of its shape on the CPU backend.
 std::vector<std::byte> run(const graph::NodePtr& node, const TaskSplit& split, int threads,
                            index_t* program_tasks = nullptr) {
-  std::vector<std::byte> out(static_cast<std::size_t>(node->shape.size()) * dtype_size(node->dtype));
+  std::vector<std::byte> out(static_cast<std::size_t>(node->shape.size()) *
+                             dtype_size(node->dtype));
   plan::Request r;
   r.node = node;
   r.destination = plan::Destination{out.data(), node->dtype, node->shape, MemorySpace{}};
   const plan::Plan p = plan::make_plan({r}, split);
   if (program_tasks) {
     *program_tasks = 0;
-    for (const auto& t : p.tasks) *program_tasks += t.kind == TaskKind::program ? 1 : 0;
+    for (const auto& t : p.tasks)
+      *program_tasks += t.kind == TaskKind::program ? 1 : 0;
   }
   ComputeOptions options;
   options.num_threads = threads;
@@ -123,10 +125,10 @@ TEST(TaskSplit, ElementwiseResultsAreBitwiseTheSameUnderEverySplit) {
   const auto x = rng.normal<double>(Shape{37, 23, 5}, Chunks{37, 23, 5});
   const auto u = rng.uniform<float>(Shape{40, 23, 5}, Chunks{13, 9, 5});
   std::vector<double> host(37 * 23 * 5);
-  for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<double>(i % 11) - 3.5;
+  for (std::size_t i = 0; i < host.size(); ++i)
+    host[i] = static_cast<double>(i % 11) - 3.5;
   const auto s = from_host(host, Shape{37, 23, 5}, Chunks{20, 23, 2});
-  const auto program =
-      x * 2.0 + u(slice(3, none), slice(none, none, -1), all).astype<double>() - s;
+  const auto program = x * 2.0 + u(slice(3, none), slice(none, none, -1), all).astype<double>() - s;
   const auto base = run(program.node(), TaskSplit{}, 1);
   for (const index_t tasks : {2, 7, 64, 100000}) {
     index_t made = 0;
@@ -145,7 +147,8 @@ std::vector<std::byte> run_blocks(const graph::NodePtr& node, const TaskSplit& s
   const plan::Plan p = plan::make_plan({r}, split);
   if (joins) {
     *joins = 0;
-    for (const auto& t : p.tasks) *joins += t.kind == TaskKind::join ? 1 : 0;
+    for (const auto& t : p.tasks)
+      *joins += t.kind == TaskKind::join ? 1 : 0;
   }
   ComputeOptions options;
   options.num_threads = threads;
@@ -155,8 +158,10 @@ std::vector<std::byte> run_blocks(const graph::NodePtr& node, const TaskSplit& s
   for (index_t b = 0; b < node->grid.numblocks(); ++b) {
     const auto& buffer = outputs[p.result_blocks[0][static_cast<std::size_t>(b)]];
     EXPECT_NE(buffer, nullptr);
-    if (!buffer) return {};
-    const auto bytes = static_cast<std::size_t>(node->grid.block_shape(node->grid.block_index(b)).size()) * esize;
+    if (!buffer)
+      return {};
+    const auto bytes =
+        static_cast<std::size_t>(node->grid.block_shape(node->grid.block_index(b)).size()) * esize;
     EXPECT_EQ(buffer->bytes(), bytes) << "block " << b;
     const auto* data = static_cast<const std::byte*>(buffer->data());
     all.insert(all.end(), data, data + bytes);
@@ -177,14 +182,18 @@ TEST(TaskSplit, BlocksCutIntoPiecesHoldTheSameBits) {
     index_t joins = 0;
     EXPECT_EQ(run_blocks(persisted.node(), TaskSplit{tasks, 1, 1}, 1, &joins), base) << tasks;
     EXPECT_EQ(joins, 2) << "one join per block";
-    EXPECT_EQ(run_blocks(persisted.node(), TaskSplit{tasks, 1, 1}, 4), base) << tasks << ", 4 threads";
+    EXPECT_EQ(run_blocks(persisted.node(), TaskSplit{tasks, 1, 1}, 4), base)
+        << tasks << ", 4 threads";
   }
   auto chain = x * 0.5 + u;
-  for (int i = 0; i < 2 * plan::max_program_instrs; ++i) chain = chain * 1.0001 + 0.25;
-  const auto read = chain(slice(2, -3), slice(none, none, -2), all) - x(slice(2, -3), slice(none, none, -2), all);
+  for (int i = 0; i < 2 * plan::max_program_instrs; ++i)
+    chain = chain * 1.0001 + 0.25;
+  const auto read =
+      chain(slice(2, -3), slice(none, none, -2), all) - x(slice(2, -3), slice(none, none, -2), all);
   const auto want = run(read.node(), TaskSplit{}, 1);
   for (const index_t tasks : {5, 64})
-    for (const int threads : {1, 3}) EXPECT_EQ(run(read.node(), TaskSplit{tasks, 1, 1}, threads), want) << tasks;
+    for (const int threads : {1, 3})
+      EXPECT_EQ(run(read.node(), TaskSplit{tasks, 1, 1}, threads), want) << tasks;
 }
 
 // Reductions cut into more tasks fold the same values in another grouping: exact for integers,
@@ -247,7 +256,8 @@ TEST(TaskSplit, CpuBackendComputesOneLargeBlockCorrectly) {
   for (std::size_t i = 0; i < host.size(); ++i)
     host[i] = std::sin(static_cast<double>(i) * 0.37) * 10.0 + static_cast<double>(i % 13);
   const auto x = from_host(host, Shape{rows, cols}, Chunks{rows, cols});
-  std::vector<double> col_sum(static_cast<std::size_t>(cols), 0.0), row_max(static_cast<std::size_t>(rows), -1e300);
+  std::vector<double> col_sum(static_cast<std::size_t>(cols), 0.0),
+      row_max(static_cast<std::size_t>(rows), -1e300);
   double total = 0;
   for (index_t r = 0; r < rows; ++r)
     for (index_t c = 0; c < cols; ++c) {
@@ -258,12 +268,15 @@ TEST(TaskSplit, CpuBackendComputesOneLargeBlockCorrectly) {
     }
   const auto sums = x.sum(Axes{0}).compute();
   const auto maxima = x.max(Axes{1}).compute();
-  for (index_t c = 0; c < cols; ++c) EXPECT_NEAR(sums(c), col_sum[static_cast<std::size_t>(c)], 1e-9);
-  for (index_t r = 0; r < rows; ++r) EXPECT_EQ(maxima(r), row_max[static_cast<std::size_t>(r)]);
+  for (index_t c = 0; c < cols; ++c)
+    EXPECT_NEAR(sums(c), col_sum[static_cast<std::size_t>(c)], 1e-9);
+  for (index_t r = 0; r < rows; ++r)
+    EXPECT_EQ(maxima(r), row_max[static_cast<std::size_t>(r)]);
   EXPECT_NEAR(x.sum().item(), total, 1e-6);
   std::vector<double> doubled(host.size()), kept(host.size());
   (x * 2.0).to_host(std::span<double>(doubled));
-  for (std::size_t i = 0; i < host.size(); ++i) ASSERT_EQ(doubled[i], host[i] * 2.0);
+  for (std::size_t i = 0; i < host.size(); ++i)
+    ASSERT_EQ(doubled[i], host[i] * 2.0);
   const auto stored = (x * 2.0).persist();
   EXPECT_EQ(stored.chunks(), x.chunks()) << "a persisted block stays one block";
   stored.to_host(std::span<double>(kept));

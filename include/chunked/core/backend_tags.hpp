@@ -8,7 +8,8 @@ namespace chunked {
 
 /// Runs on CPU cores with the thread-pool scheduler. Always built.
 struct Cpu {};
-/// Runs on NVIDIA GPUs; needs a CUDA build and a visible device at compute time (else BackendError).
+/// Runs on NVIDIA GPUs; needs a CUDA build and a visible device at compute time (else
+/// BackendError).
 struct Cuda {};
 /// Runs on CUDA when a device is usable, else on the CPU.
 struct Auto {};
@@ -16,9 +17,9 @@ struct Auto {};
 /// Run-time tag of a backend, used below the API where code is not templated on it.
 enum class BackendKind : unsigned char { cpu, cuda, automatic };
 
-template <class B>
-struct backend_traits {
-  static_assert(sizeof(B) == 0, "chunked: the backend must be chunked::Cpu, chunked::Cuda or chunked::Auto");
+template <class B> struct backend_traits {
+  static_assert(sizeof(B) == 0,
+                "chunked: the backend must be chunked::Cpu, chunked::Cuda or chunked::Auto");
 };
 template <> struct backend_traits<Cpu> {
   static constexpr BackendKind kind = BackendKind::cpu;

@@ -17,17 +17,18 @@ struct MemorySpace {
 
 /// Memory for one block. Subclasses own the storage; the base class only describes it.
 class Buffer {
- public:
+public:
   virtual ~Buffer() = default;
   void* data() { return data_; }
   const void* data() const { return data_; }
   std::size_t bytes() const { return bytes_; }
   MemorySpace space() const { return space_; }
 
- protected:
-  Buffer(void* data, std::size_t bytes, MemorySpace space) : data_(data), bytes_(bytes), space_(space) {}
+protected:
+  Buffer(void* data, std::size_t bytes, MemorySpace space)
+      : data_(data), bytes_(bytes), space_(space) {}
 
- private:
+private:
   void* data_;
   std::size_t bytes_;
   MemorySpace space_;
@@ -35,7 +36,7 @@ class Buffer {
 
 /// 64-byte aligned host memory (cache lines, SIMD loads).
 class HostBuffer final : public Buffer {
- public:
+public:
   explicit HostBuffer(std::size_t bytes);
   ~HostBuffer() override;
   HostBuffer(const HostBuffer&) = delete;

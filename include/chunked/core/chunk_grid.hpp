@@ -14,7 +14,7 @@ namespace chunked {
 /// Per axis, the lengths of consecutive blocks (not necessarily equal: slicing a regular grid
 /// yields ragged ones, as in Dask). Blocks are numbered in C order over the grid.
 class ChunkGrid {
- public:
+public:
   ChunkGrid() = default;
   /// Regular grid: every block of axis i has length chunk[i] except a shorter last one.
   ChunkGrid(const Shape& shape, std::span<const index_t> chunk);
@@ -44,10 +44,12 @@ class ChunkGrid {
   /// True when every block but the last of each axis has the same length.
   bool is_regular() const;
 
-  friend bool operator==(const ChunkGrid& a, const ChunkGrid& b) { return a.lengths_ == b.lengths_; }
+  friend bool operator==(const ChunkGrid& a, const ChunkGrid& b) {
+    return a.lengths_ == b.lengths_;
+  }
   std::string to_string() const;
 
- private:
+private:
   void build_offsets();
   std::vector<std::vector<index_t>> lengths_;
   std::vector<std::vector<index_t>> offsets_;

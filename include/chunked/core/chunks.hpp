@@ -14,7 +14,7 @@ namespace chunked {
 /// One chunk length per axis; the last chunk of an axis may be shorter. `Chunks::automatic()`
 /// picks lengths when the array is made, aiming at `target_bytes` per chunk.
 class Chunks {
- public:
+public:
   Chunks() = default;
   Chunks(std::initializer_list<index_t> lengths);
   explicit Chunks(std::vector<index_t> lengths);
@@ -35,7 +35,7 @@ class Chunks {
   friend bool operator==(const Chunks&, const Chunks&) = default;
   std::string to_string() const;
 
- private:
+private:
   std::vector<index_t> lengths_;
   bool automatic_ = false;
   std::size_t target_bytes_ = 0;

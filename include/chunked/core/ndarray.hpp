@@ -18,9 +18,8 @@ namespace chunked {
 
 /// Dense, owning, C-order host array. Unlike std::vector<bool>, NDArray<bool> stores one byte per
 /// element so that data() and span() work for every element type.
-template <class T>
-class NDArray {
- public:
+template <class T> class NDArray {
+public:
   using value_type = T;
 
   NDArray() : NDArray(Shape{0}) {}
@@ -34,14 +33,14 @@ class NDArray {
   static NDArray uninitialized(Shape shape) { return NDArray(std::move(shape), Raw{}); }
   NDArray(Shape shape, std::span<const T> values) : NDArray(std::move(shape), Raw{}) {
     if (static_cast<index_t>(values.size()) != size_)
-      throw ShapeError("NDArray: " + std::to_string(values.size()) +
-                       " values given for shape " + shape_.to_string() + " of " +
-                       std::to_string(size_) + " elements");
+      throw ShapeError("NDArray: " + std::to_string(values.size()) + " values given for shape " +
+                       shape_.to_string() + " of " + std::to_string(size_) + " elements");
     std::copy(values.begin(), values.end(), data_.get());
   }
   NDArray(const NDArray& o) : NDArray(o.shape_, std::span<const T>(o.data(), o.size_)) {}
   NDArray& operator=(const NDArray& o) {
-    if (this != &o) *this = NDArray(o);
+    if (this != &o)
+      *this = NDArray(o);
     return *this;
   }
   NDArray(NDArray&&) noexcept = default;
@@ -61,12 +60,10 @@ class NDArray {
 
   /// Element at a full multi-index (negative indices count from the end); IndexError when out of
   /// range or when the number of indices differs from ndim().
-  template <class... I>
-  T& operator()(I... index) {
+  template <class... I> T& operator()(I... index) {
     return data_[offset_of(std::array<index_t, sizeof...(I)>{static_cast<index_t>(index)...})];
   }
-  template <class... I>
-  const T& operator()(I... index) const {
+  template <class... I> const T& operator()(I... index) const {
     return data_[offset_of(std::array<index_t, sizeof...(I)>{static_cast<index_t>(index)...})];
   }
 
@@ -78,7 +75,7 @@ class NDArray {
     return data_[0];
   }
 
- private:
+private:
   struct Raw {};
   // array_nbytes raises ValueError for a shape whose bytes exceed int64, so that bytes_of never
   // wraps; an allocation that fails is an OutOfMemory.
@@ -87,8 +84,7 @@ class NDArray {
         data_(static_cast<T*>(detail::allocate_host(detail::array_nbytes(shape_, sizeof(T)))),
               Free{bytes_of(size_)}) {}
 
-  template <std::size_t N>
-  std::size_t offset_of(const std::array<index_t, N>& index) const {
+  template <std::size_t N> std::size_t offset_of(const std::array<index_t, N>& index) const {
     if (static_cast<index_t>(N) != shape_.ndim())
       throw IndexError("NDArray of shape " + shape_.to_string() + " indexed with " +
                        std::to_string(N) + " indices; expected " + std::to_string(shape_.ndim()));

@@ -17,7 +17,7 @@ namespace chunked {
 /// Every extent is >= 0 and the product of the non-zero extents fits int64 (else ValueError when
 /// the shape is made, as NumPy counts), so size() and strides() never overflow.
 class Shape {
- public:
+public:
   Shape() = default;
   Shape(std::initializer_list<index_t> extents);
   explicit Shape(std::vector<index_t> extents);
@@ -41,7 +41,7 @@ class Shape {
   /// "(4, 5)", like NumPy ("(3,)" for rank 1, "()" for rank 0).
   std::string to_string() const;
 
- private:
+private:
   std::vector<index_t> extents_;
 };
 

@@ -5,8 +5,8 @@
 #include <chunked/core/types.hpp>
 
 #include <optional>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 
 namespace chunked {
 
@@ -18,14 +18,14 @@ inline constexpr none_t none{};
 
 /// A slice bound: an index (negative counts from the end) or none.
 class Bound {
- public:
+public:
   constexpr Bound(none_t) {}
   template <class I, class = std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>>>
   constexpr Bound(I value) : value_(static_cast<index_t>(value)), set_(true) {}
   constexpr bool is_none() const { return !set_; }
   constexpr index_t value() const { return value_; }
 
- private:
+private:
   index_t value_ = 0;
   bool set_ = false;
 };
@@ -40,7 +40,7 @@ struct SliceRange {
 
 /// `start:stop:step` with NumPy semantics. A zero step is rejected when applied (ValueError).
 class Slice {
- public:
+public:
   constexpr Slice() = default;
   constexpr Slice(Bound start, Bound stop, index_t step = 1)
       : start_(start), stop_(stop), step_(step) {}
@@ -53,14 +53,16 @@ class Slice {
   SliceRange apply(index_t extent) const;
   std::string to_string() const;
 
- private:
+private:
   Bound start_ = none;
   Bound stop_ = none;
   index_t step_ = 1;
 };
 
 /// slice(start, stop, step): `x(slice(none, none, 2))` is NumPy's `x[::2]`.
-constexpr Slice slice(Bound start, Bound stop, index_t step = 1) { return Slice(start, stop, step); }
+constexpr Slice slice(Bound start, Bound stop, index_t step = 1) {
+  return Slice(start, stop, step);
+}
 
 /// ':' — the whole axis.
 inline constexpr Slice all{};

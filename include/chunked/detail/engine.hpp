@@ -19,10 +19,12 @@ struct HostTarget {
 /// Plans all targets together (shared intermediates computed once) and runs them on `backend`.
 /// Empty targets are left out; with none left, an empty plan still runs, so that options and
 /// backend are checked exactly as for arrays with elements.
-void compute_into(const std::vector<HostTarget>& targets, BackendKind backend, const ComputeOptions& options);
+void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
+                  const ComputeOptions& options);
 
 /// Computes node's blocks and keeps them in memory as a stored node with the same grid.
-graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend, const ComputeOptions& options);
+graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend,
+                       const ComputeOptions& options);
 
 /// Copies dense C-order host data into blocks of `chunks` (a stored node), in memory that
 /// `backend` reads fastest: pinned host memory when it runs on CUDA.

@@ -67,7 +67,16 @@ struct ReduceParams {
   bool flat_index = false; ///< argmin/argmax over all axes: report C-order flat indices
 };
 
-enum class NodeKind : unsigned char { random, constant, arange, stored, elementwise, view, rechunk, reduce };
+enum class NodeKind : unsigned char {
+  random,
+  constant,
+  arange,
+  stored,
+  elementwise,
+  view,
+  rechunk,
+  reduce
+};
 
 struct Node {
   NodeKind kind;
@@ -79,16 +88,16 @@ struct Node {
                ViewParams, RechunkParams, ReduceParams>
       params;
 
-  template <class P>
-  const P& as() const {
-    return std::get<P>(params);
-  }
+  template <class P> const P& as() const { return std::get<P>(params); }
 };
 
 // Node constructors: each validates its arguments and throws the matching chunked::Error.
-NodePtr make_random(const Shape& shape, const std::vector<index_t>& chunks, DType dtype, RandomParams p);
-NodePtr make_constant(const Shape& shape, const std::vector<index_t>& chunks, DType dtype, ops::Scalar value);
-NodePtr make_arange(index_t length, index_t chunk, DType dtype, ops::Scalar start, ops::Scalar step);
+NodePtr make_random(const Shape& shape, const std::vector<index_t>& chunks, DType dtype,
+                    RandomParams p);
+NodePtr make_constant(const Shape& shape, const std::vector<index_t>& chunks, DType dtype,
+                      ops::Scalar value);
+NodePtr make_arange(index_t length, index_t chunk, DType dtype, ops::Scalar start,
+                    ops::Scalar step);
 NodePtr make_stored(std::shared_ptr<const StoredData> data);
 /// Elementwise op over inputs of equal shape (broadcast first); inserts no casts itself.
 NodePtr make_elementwise(ops::OpCode op, DType result, std::vector<NodePtr> inputs);

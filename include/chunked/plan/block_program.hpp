@@ -32,7 +32,8 @@ struct AffineMap {
 
   index_t at(const index_t* i, int ndim) const {
     index_t r = base;
-    for (int k = 0; k < ndim; ++k) r += coef[k] * i[k];
+    for (int k = 0; k < ndim; ++k)
+      r += coef[k] * i[k];
     return r;
   }
   friend bool operator==(const AffineMap&, const AffineMap&) = default;
@@ -94,7 +95,8 @@ struct BlockProgram {
 
   index_t size() const {
     index_t n = 1;
-    for (int k = 0; k < ndim; ++k) n *= extent[k];
+    for (int k = 0; k < ndim; ++k)
+      n *= extent[k];
     return n;
   }
   int num_values() const { return static_cast<int>(leaves.size() + instrs.size()); }

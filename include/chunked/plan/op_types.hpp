@@ -13,8 +13,6 @@ using ops::op_result_dtype;
 
 /// Operations defined for floating operands only (true division and the floating math
 /// functions): the table's `floating` domain.
-constexpr bool is_float_function(OpCode op) {
-  return ops::op_domain(op) == ops::Domain::floating;
-}
+constexpr bool is_float_function(OpCode op) { return ops::op_domain(op) == ops::Domain::floating; }
 
 } // namespace chunked::plan

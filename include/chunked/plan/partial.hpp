@@ -47,8 +47,8 @@ using ops::reduce_result_dtype;
 /// `mean`, `var` or `std` from the (count, mean, M2) partials of `var`/`std`.
 constexpr bool can_finalize(ReduceOp op, ReduceOp result) {
   const bool moments = op == ReduceOp::var || op == ReduceOp::std;
-  return result == op ||
-         (moments && (result == ReduceOp::mean || result == ReduceOp::var || result == ReduceOp::std));
+  return result == op || (moments && (result == ReduceOp::mean || result == ReduceOp::var ||
+                                      result == ReduceOp::std));
 }
 
 /// Throws ValueError unless can_finalize(op, result).

@@ -111,7 +111,7 @@ struct Plan {
   std::vector<Combine> combines;
   std::vector<Task> tasks;
   std::vector<TaskInput> inputs;
-  std::vector<InputRef> combine_inputs; ///< combine tasks: partials in combine order
+  std::vector<InputRef> combine_inputs;  ///< combine tasks: partials in combine order
   std::vector<std::vector<TaskId>> deps; ///< per task, the tasks it waits for
   std::vector<Destination> destinations;
   /// Per requested array: for persist(), the task producing each block (C order over its grid).

@@ -52,8 +52,6 @@ template <class F> void parallel_for(std::size_t count, std::size_t threads, F&&
 }
 
 /// The machine's hardware threads, at least 1.
-inline std::size_t hardware_threads() {
-  return std::max(1u, std::thread::hardware_concurrency());
-}
+inline std::size_t hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 } // namespace chunked::runtime

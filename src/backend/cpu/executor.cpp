@@ -27,16 +27,24 @@ std::size_t output_bytes(const Output& out, plan::ReduceOp op) {
 }
 
 class CpuExecutor final : public runtime::TaskExecutor {
- public:
+public:
   explicit CpuExecutor(const plan::Plan& plan) : plan_(plan), outputs_(plan.tasks.size()) {}
 
   std::uint64_t run(runtime::TaskId id, int) override {
     const plan::Task& task = plan_.tasks[id];
     switch (task.kind) {
-    case TaskKind::program: run_program_task(id, task); break;
-    case TaskKind::gather: run_gather(id, task); break;
-    case TaskKind::combine: run_combine(id, task); break;
-    case TaskKind::join: block_buffer(id, task.output); break; // its pieces wrote it
+    case TaskKind::program:
+      run_program_task(id, task);
+      break;
+    case TaskKind::gather:
+      run_gather(id, task);
+      break;
+    case TaskKind::combine:
+      run_combine(id, task);
+      break;
+    case TaskKind::join:
+      block_buffer(id, task.output);
+      break; // its pieces wrote it
     }
     return plan_.work_bytes(id);
   }
@@ -45,7 +53,7 @@ class CpuExecutor final : public runtime::TaskExecutor {
 
   std::vector<std::shared_ptr<Buffer>> take_outputs() { return std::move(outputs_); }
 
- private:
+private:
   const void* pointer(const InputRef& ref) const {
     return ref.kind == InputRef::Kind::stored ? ref.stored->data() : outputs_[ref.task]->data();
   }
@@ -55,7 +63,8 @@ class CpuExecutor final : public runtime::TaskExecutor {
     thread_local std::vector<const void*> inputs;
     plan_.instantiate(id, program);
     inputs.clear();
-    for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j) inputs.push_back(pointer(plan_.inputs[j].ref));
+    for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
+      inputs.push_back(pointer(plan_.inputs[j].ref));
     void* out;
     if (task.output.kind == Output::Kind::destination) {
       out = plan_.destinations[task.output.destination].data;
@@ -73,7 +82,8 @@ class CpuExecutor final : public runtime::TaskExecutor {
   Buffer* block_buffer(runtime::TaskId join, const Output& output) {
     std::lock_guard lock(blocks_mutex_);
     std::shared_ptr<Buffer>& buffer = outputs_[join];
-    if (!buffer) buffer = make_host_buffer(output_bytes(output, plan::ReduceOp::sum));
+    if (!buffer)
+      buffer = make_host_buffer(output_bytes(output, plan::ReduceOp::sum));
     return buffer.get();
   }
 
@@ -90,8 +100,10 @@ class CpuExecutor final : public runtime::TaskExecutor {
     const plan::Combine& c = plan_.combines[task.index];
     const index_t n = task.output.elements;
     const auto layout = plan::partial_layout(c.op, c.input);
-    const std::size_t partial_bytes = static_cast<std::size_t>(n) * 8u * static_cast<std::size_t>(layout.words);
-    const auto* first = static_cast<const PartialWord*>(pointer(plan_.combine_inputs[task.inputs_begin]));
+    const std::size_t partial_bytes =
+        static_cast<std::size_t>(n) * 8u * static_cast<std::size_t>(layout.words);
+    const auto* first =
+        static_cast<const PartialWord*>(pointer(plan_.combine_inputs[task.inputs_begin]));
     std::shared_ptr<Buffer> acc;
     const PartialWord* result = first;
     if (task.inputs_end - task.inputs_begin > 1) {
@@ -99,7 +111,8 @@ class CpuExecutor final : public runtime::TaskExecutor {
       auto* a = static_cast<PartialWord*>(acc->data());
       std::memcpy(a, first, partial_bytes);
       for (std::uint32_t j = task.inputs_begin + 1; j < task.inputs_end; ++j)
-        combine_partials(c.op, c.input, a, static_cast<const PartialWord*>(pointer(plan_.combine_inputs[j])), a, n);
+        combine_partials(c.op, c.input, a,
+                         static_cast<const PartialWord*>(pointer(plan_.combine_inputs[j])), a, n);
       result = a;
     }
     if (task.output.kind == Output::Kind::partial) {
@@ -122,7 +135,8 @@ class CpuExecutor final : public runtime::TaskExecutor {
 
 } // namespace
 
-std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan& plan, const ComputeOptions& options) {
+std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan& plan,
+                                             const ComputeOptions& options) {
   runtime::TaskGraph graph;
   for (std::size_t i = 0; i < plan.tasks.size(); ++i)
     graph.add(plan.deps[i], -1, plan.tasks[i].kind == TaskKind::program);

@@ -71,7 +71,7 @@ InstrKernel select_kernel(OpCode op, DType operand, DType result,
       wide && a >= 0 && (operand == DType::float64 || operand == DType::float32))
     return (operand == DType::float64 ? wide->binary_f64 : wide->binary_f32)[a * 4 + scalars];
   return wide && !calls_libm(op, operand) ? wide->instr(op, operand, result)
-                                           : instr_loop(op, operand, result);
+                                          : instr_loop(op, operand, result);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -415,9 +415,8 @@ ReduceTile select_reduce(plan::ReduceOp op, DType t, const detail::InterpreterKe
                                      : &reduce_tile<WideExtremeAcc<false>>;
   return ops::visit_accumulator(op, [&](auto kind) {
     using Kind = decltype(kind);
-    return visit_dtype(t, [](auto tag) -> ReduceTile {
-      return tile_reducer<Kind::value, decltype(tag)>();
-    });
+    return visit_dtype(
+        t, [](auto tag) -> ReduceTile { return tile_reducer<Kind::value, decltype(tag)>(); });
   });
 }
 
@@ -698,11 +697,11 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
     const int arity = plan::opcode_arity(in.op);
     const unsigned scalars =
         arity == 2 ? detail::scalar_operands(is_constant(in.args[0]), is_constant(in.args[1])) : 0;
-    InstrStep step{select_kernel(in.op, p.value_dtype(in.args[arity == 3 ? 1 : 0]), in.dtype, wide,
-                                 scalars),
-                   {0, 0, 0},
-                   slot_ptr(slot[v]),
-                   v};
+    InstrStep step{
+        select_kernel(in.op, p.value_dtype(in.args[arity == 3 ? 1 : 0]), in.dtype, wide, scalars),
+        {0, 0, 0},
+        slot_ptr(slot[v]),
+        v};
     for (int a = 0; a < arity; ++a)
       step.args[a] = in.args[a];
     if (const int a = arithmetic_index(in.op);
@@ -731,10 +730,9 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
           !is_f64(i1.args[1]) || !is_f64(i2.args[left ? 1 : 0]))
         continue;
       const int c = i2.args[left ? 1 : 0];
-      const int entry =
-          (a1 * 8 + a2 * 2 + (left ? 1 : 0)) * 8 +
-          static_cast<int>(detail::scalar_operands(is_constant(i1.args[0]),
-                                                   is_constant(i1.args[1]), is_constant(c)));
+      const int entry = (a1 * 8 + a2 * 2 + (left ? 1 : 0)) * 8 +
+                        static_cast<int>(detail::scalar_operands(
+                            is_constant(i1.args[0]), is_constant(i1.args[1]), is_constant(c)));
       const InstrStep pair{wide->binary_pair_f64[entry],
                            {i1.args[0], i1.args[1], c},
                            second.out,
@@ -947,11 +945,11 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
 
   // A store whose result is a stored leaf (a slice, a rechunk, a persist) copies each run from
   // the input to the output, rather than into the tile buffer and from there to the output.
-  const LeafStep* const copied =
-      !reduce && sink_map.coef[last] == 1 && direct_leaf != leaf_steps.end() &&
-              direct_leaf->leaf->kind == LeafKind::stored
-          ? &*direct_leaf
-          : nullptr;
+  const LeafStep* const copied = !reduce && sink_map.coef[last] == 1 &&
+                                         direct_leaf != leaf_steps.end() &&
+                                         direct_leaf->leaf->kind == LeafKind::stored
+                                     ? &*direct_leaf
+                                     : nullptr;
 
   thread_local TileRuns runs;
   for (index_t t0 = first_position; t0 < size; t0 += tile) {
@@ -960,16 +958,16 @@ void run_program(const BlockProgram& p, std::span<const void* const> inputs, voi
     if (copied) {
       auto* const out = static_cast<std::byte*>(output);
       const auto* const in = static_cast<const std::byte*>(copied->input);
-      runs.each_pair(*copied->map, sink_map, [&](index_t from, index_t step, index_t to,
-                                                  index_t len) {
-        if (stream_output && step == 1)
-          wide->stream_copy(out + static_cast<std::size_t>(to) * result_size,
-                            in + static_cast<std::size_t>(from) * result_size,
-                            static_cast<std::size_t>(len) * result_size);
-        else
-          copied->fill(*copied->leaf, in, from, step, len,
-                       out + static_cast<std::size_t>(to) * result_size);
-      });
+      runs.each_pair(*copied->map, sink_map,
+                     [&](index_t from, index_t step, index_t to, index_t len) {
+                       if (stream_output && step == 1)
+                         wide->stream_copy(out + static_cast<std::size_t>(to) * result_size,
+                                           in + static_cast<std::size_t>(from) * result_size,
+                                           static_cast<std::size_t>(len) * result_size);
+                       else
+                         copied->fill(*copied->leaf, in, from, step, len,
+                                      out + static_cast<std::size_t>(to) * result_size);
+                     });
       continue;
     }
     for (const LeafStep& s : leaf_steps) {

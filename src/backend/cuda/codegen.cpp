@@ -83,10 +83,14 @@ KernelSet kernel_set(const BlockProgram& p) {
 
 const char* kernel_set_name(KernelSet set) {
   switch (set) {
-  case KernelSet::store: return "store";
-  case KernelSet::reduce_all: return "reduce_all";
-  case KernelSet::reduce_axes_wide: return "reduce_axes_wide";
-  case KernelSet::reduce_axes_narrow: return "reduce_axes_narrow";
+  case KernelSet::store:
+    return "store";
+  case KernelSet::reduce_all:
+    return "reduce_all";
+  case KernelSet::reduce_axes_wide:
+    return "reduce_axes_wide";
+  case KernelSet::reduce_axes_narrow:
+    return "reduce_axes_narrow";
   }
   return "unknown";
 }
@@ -137,8 +141,9 @@ std::string generate_source(const BlockProgram& p, KernelSet set) {
     std::string value;
     switch (leaf.kind) {
     case LeafKind::constant:
-      fmt::format_to(std::back_inserter(uses), "    const {} v{} = cast_value<{}>(a.leaf[{}].{});\n",
-                     t, l, t, l, is_floating(leaf.dtype) ? "af" : "ai");
+      fmt::format_to(std::back_inserter(uses),
+                     "    const {} v{} = cast_value<{}>(a.leaf[{}].{});\n", t, l, t, l,
+                     is_floating(leaf.dtype) ? "af" : "ai");
       continue;
     case LeafKind::stored:
       if (leaf.input < 0)
@@ -169,10 +174,11 @@ std::string generate_source(const BlockProgram& p, KernelSet set) {
                  "  static CHUNKED_KD Leaves load(const ProgramArgs& a, const i64* off) {{\n"
                  "    (void)a; (void)off;\n    Leaves r;\n{}    return r;\n  }}\n",
                  loads);
-  fmt::format_to(out,
-                 "  static CHUNKED_KD result_type apply(const ProgramArgs& a, const Leaves& in) {{\n"
-                 "    (void)a; (void)in;\n{}",
-                 uses);
+  fmt::format_to(
+      out,
+      "  static CHUNKED_KD result_type apply(const ProgramArgs& a, const Leaves& in) {{\n"
+      "    (void)a; (void)in;\n{}",
+      uses);
   for (std::size_t j = 0; j < p.instrs.size(); ++j) {
     const auto& in = p.instrs[j];
     const int self = nl + static_cast<int>(j);
@@ -189,7 +195,8 @@ std::string generate_source(const BlockProgram& p, KernelSet set) {
       fmt::format_to(out, "    const {} v{} = cast_value<{}>(v{});\n", r, self, r, in.args[0]);
       continue;
     }
-    fmt::format_to(out, "    const {} v{} = op_{}<{}>(", r, self, ops::op_name(in.op), c_type(operand));
+    fmt::format_to(out, "    const {} v{} = op_{}<{}>(", r, self, ops::op_name(in.op),
+                   c_type(operand));
     for (int k = 0; k < arity; ++k)
       fmt::format_to(out, "{}v{}", k ? ", " : "", in.args[k]);
     s += ");\n";
@@ -224,10 +231,11 @@ std::string generate_source(const BlockProgram& p, KernelSet set) {
     return s;
   }
   const bool wide = set == KernelSet::reduce_axes_wide;
-  fmt::format_to(out,
-                 "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
-                 "const __grid_constant__ ProgramArgs a) {{ reduce_axes_kernel<P, Acc, {}>(a); }}\n",
-                 wide ? kernel_reduce_axes_wide : kernel_reduce_axes_narrow, wide ? 32 : 1);
+  fmt::format_to(
+      out,
+      "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
+      "const __grid_constant__ ProgramArgs a) {{ reduce_axes_kernel<P, Acc, {}>(a); }}\n",
+      wide ? kernel_reduce_axes_wide : kernel_reduce_axes_narrow, wide ? 32 : 1);
   fmt::format_to(out,
                  "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
                  "const __grid_constant__ ProgramArgs a, int segments) {{ "

@@ -331,10 +331,10 @@ void launch(CUfunction function, unsigned grid, unsigned block, void** args, con
   if (launches_until_failure.load(std::memory_order_relaxed) >= 0 &&
       launches_until_failure.fetch_sub(1) == 0)
     block = 1u << 20;
-  check_driver(
-      driver().launch_kernel(function, grid, grid_y, 1, block, 1, 1, 0, stream.get(), args, nullptr),
-      "cuLaunchKernel", stream.device(),
-      fmt::format("({}, grid {} x {} of {} threads)", what, grid, grid_y, block));
+  check_driver(driver().launch_kernel(function, grid, grid_y, 1, block, 1, 1, 0, stream.get(), args,
+                                      nullptr),
+               "cuLaunchKernel", stream.device(),
+               fmt::format("({}, grid {} x {} of {} threads)", what, grid, grid_y, block));
 }
 
 } // namespace chunked::cuda

@@ -106,8 +106,9 @@ DeviceState& device_state(int device) {
 
 Stream& DeviceState::compute_stream(int k) {
   if (k < 0 || k >= max_streams_per_device)
-    throw BackendError(fmt::format("Cuda backend: compute stream {} of device {} is outside [0, {})",
-                                   k, device, max_streams_per_device));
+    throw BackendError(
+        fmt::format("Cuda backend: compute stream {} of device {} is outside [0, {})", k, device,
+                    max_streams_per_device));
   std::lock_guard lock(mutex_);
   if (!compute_[k])
     compute_[k] = new Stream(device);
@@ -127,9 +128,8 @@ void* allocate_device(int device, std::size_t bytes, MemoryBudget& budget, const
   DeviceState& state = device_state(device);
   DeviceGuard guard(device);
   void* p = nullptr;
-  const cudaError_t status =
-      cudaMallocFromPoolAsync(&p, bytes == 0 ? 1 : bytes, state.pool,
-                              (stream ? stream : state.stream)->get());
+  const cudaError_t status = cudaMallocFromPoolAsync(&p, bytes == 0 ? 1 : bytes, state.pool,
+                                                     (stream ? stream : state.stream)->get());
   if (status != cudaSuccess) {
     budget.used.fetch_sub(bytes);
     check(status, "cudaMallocFromPoolAsync", device, fmt::format("({} bytes)", bytes));
@@ -267,8 +267,9 @@ std::shared_ptr<Buffer> download(const Buffer& device_buffer) {
   auto host = make_host_buffer(device_buffer.bytes());
   const int device = device_buffer.space().device;
   DeviceGuard guard(device);
-  check(cudaMemcpy(host->data(), device_buffer.data(), device_buffer.bytes(), cudaMemcpyDeviceToHost),
-        "cudaMemcpy (device to host)", device, std::to_string(device_buffer.bytes()) + " bytes");
+  check(
+      cudaMemcpy(host->data(), device_buffer.data(), device_buffer.bytes(), cudaMemcpyDeviceToHost),
+      "cudaMemcpy (device to host)", device, std::to_string(device_buffer.bytes()) + " bytes");
   return host;
 }
 

@@ -2,8 +2,8 @@
 // Scalar semantics of every elementwise OpCode for each element type, as the CPU backend runs them.
 #pragma once
 
-#include <chunked/ops/scalar.hpp>
 #include <chunked/core/dtype.hpp>
+#include <chunked/ops/scalar.hpp>
 #include <chunked/plan/block_program.hpp>
 #include <chunked/plan/op_types.hpp>
 

@@ -197,7 +197,9 @@ template <bool F> struct accumulator_of<ops::Accumulator::min, F> {
 template <bool F> struct accumulator_of<ops::Accumulator::max, F> {
   using type = MinMaxAcc<state_value_t<F>, true>;
 };
-template <bool F> struct accumulator_of<ops::Accumulator::any, F> { using type = AnyAllAcc<false>; };
+template <bool F> struct accumulator_of<ops::Accumulator::any, F> {
+  using type = AnyAllAcc<false>;
+};
 template <bool F> struct accumulator_of<ops::Accumulator::all, F> { using type = AnyAllAcc<true>; };
 template <bool F> struct accumulator_of<ops::Accumulator::mean, F> { using type = SumAcc<double>; };
 template <bool F> struct accumulator_of<ops::Accumulator::moments, F> { using type = MomentsAcc; };

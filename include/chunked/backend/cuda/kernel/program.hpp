@@ -86,7 +86,8 @@ CHUNKED_KD random::Words4x32 philox_block(u64 seed, u64 stream, u64 block) {
 }
 CHUNKED_KD double normal_sample(const LeafArgs& l, i64 flat) {
   const u64 e = static_cast<u64>(flat);
-  const double z = random::standard_normal_of(philox_block(l.seed, l.stream, e >> 1), (e & 1u) != 0);
+  const double z =
+      random::standard_normal_of(philox_block(l.seed, l.stream, e >> 1), (e & 1u) != 0);
   return random::detail::fused_mul_add(l.bf, z, l.af);
 }
 CHUNKED_KD double uniform_sample(const LeafArgs& l, i64 flat) {
@@ -270,8 +271,7 @@ template <class Acc> CHUNKED_KD void reduce_final_kernel(const ProgramArgs& a, i
 /// a block fold in a fixed tree; with one segment the block writes the entry, else segment y
 /// writes its state to scratch[y][q] and reduce_axes_final_kernel folds the segments in order.
 /// The host picks KX and the segment count from the box alone, so every order is fixed.
-template <class P, class Acc, int KX>
-CHUNKED_KD void reduce_axes_kernel(const ProgramArgs& a) {
+template <class P, class Acc, int KX> CHUNKED_KD void reduce_axes_kernel(const ProgramArgs& a) {
   constexpr int nd = P::nd > 0 ? P::nd : 1;
   constexpr int RY = block_threads / KX;
   constexpr unsigned kept_mask = all_axes<P::nd>() & ~P::reduced;
