@@ -138,10 +138,18 @@ std::string bool_hint(ops::OpCode op) {
     return " (NumPy rejects it too; use ^ on bools)";
   case ops::OpCode::neg:
     return " (NumPy rejects it too; use ~ on bools)";
+  case ops::OpCode::sign:
+    return " (NumPy rejects it too)";
   case ops::OpCode::mod:
   case ops::OpCode::pow:
+  case ops::OpCode::fmod:
+  case ops::OpCode::square:
+  case ops::OpCode::reciprocal:
     return " (NumPy computes it in int8, which chunked does not have; cast the operands to an "
            "integer type first)";
+  case ops::OpCode::round:
+    return " (NumPy computes it in float16, which chunked does not have; cast to a floating type "
+           "first)";
   default:
     return "";
   }

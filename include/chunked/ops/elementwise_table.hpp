@@ -55,4 +55,29 @@
   X(bit_and, 2, integral, same, plain)                                                             \
   X(bit_or, 2, integral, same, plain)                                                              \
   X(bit_xor, 2, integral, same, plain)                                                             \
-  X(where, 3, any, same, plain)
+  X(where, 3, any, same, plain)                                                                    \
+  X(floor, 1, floating, same, plain)                                                               \
+  X(ceil, 1, floating, same, plain)                                                                \
+  X(trunc, 1, floating, same, plain)                                                               \
+  X(round, 1, numeric, same, plain)                                                                \
+  X(sign, 1, numeric, same, plain)                                                                 \
+  X(square, 1, numeric, same, plain)                                                               \
+  X(reciprocal, 1, numeric, same, slow)                                                            \
+  X(log2, 1, floating, same, library)                                                              \
+  X(log10, 1, floating, same, library)                                                             \
+  X(exp2, 1, floating, same, library)                                                              \
+  X(arcsin, 1, floating, same, library)                                                            \
+  X(arccos, 1, floating, same, library)                                                            \
+  X(arctan, 1, floating, same, library)                                                            \
+  X(sinh, 1, floating, same, library)                                                              \
+  X(cosh, 1, floating, same, library)                                                              \
+  X(logical_not, 1, any, boolean, plain)                                                           \
+  X(isinf, 1, any, boolean, plain)                                                                 \
+  X(signbit, 1, any, boolean, plain)                                                               \
+  X(arctan2, 2, floating, same, library)                                                           \
+  X(hypot, 2, floating, same, library)                                                             \
+  X(fmod, 2, numeric, same, slow)                                                                  \
+  X(copysign, 2, floating, same, plain)                                                            \
+  X(logical_and, 2, any, boolean, plain)                                                           \
+  X(logical_or, 2, any, boolean, plain)                                                            \
+  X(logical_xor, 2, any, boolean, plain)

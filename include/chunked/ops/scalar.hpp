@@ -99,11 +99,37 @@ CHUNKED_SCALAR_MATH1(cos)
 CHUNKED_SCALAR_MATH1(tan)
 CHUNKED_SCALAR_MATH1(tanh)
 CHUNKED_SCALAR_MATH1(fabs)
+CHUNKED_SCALAR_MATH1(floor)
+CHUNKED_SCALAR_MATH1(ceil)
+CHUNKED_SCALAR_MATH1(trunc)
+CHUNKED_SCALAR_MATH1(rint)
+CHUNKED_SCALAR_MATH1(log2)
+CHUNKED_SCALAR_MATH1(log10)
+CHUNKED_SCALAR_MATH1(exp2)
+CHUNKED_SCALAR_MATH1(asin)
+CHUNKED_SCALAR_MATH1(acos)
+CHUNKED_SCALAR_MATH1(atan)
+CHUNKED_SCALAR_MATH1(sinh)
+CHUNKED_SCALAR_MATH1(cosh)
 CHUNKED_SCALAR_MATH2(fmod)
 CHUNKED_SCALAR_MATH2(pow)
 CHUNKED_SCALAR_MATH2(copysign)
+CHUNKED_SCALAR_MATH2(atan2)
+CHUNKED_SCALAR_MATH2(hypot)
 #undef CHUNKED_SCALAR_MATH1
 #undef CHUNKED_SCALAR_MATH2
+
+/// Whether the sign bit of x is set (-0.0 and NaNs with the bit included).
+template <class T> CHUNKED_HD CHUNKED_FORCEINLINE bool math_signbit(T x) {
+#if CHUNKED_DEVICE_CODE
+  if constexpr (is_same<T, float>::value)
+    return __float_as_int(x) < 0;
+  else
+    return __double_as_longlong(x) < 0;
+#else
+  return std::signbit(x);
+#endif
+}
 
 /// Quiet NaN of T's precision.
 template <class T> CHUNKED_HD CHUNKED_FORCEINLINE T quiet_nan() {
@@ -328,6 +354,103 @@ template <class T> CHUNKED_SCALAR T op_bit_xor(T a, T b) {
     return a != b;
   else
     return static_cast<T>(a ^ b);
+}
+
+// ---- Rounding and sign ------------------------------------------------------------------------
+
+/// Rounding of floats (floating operands only): the whole number below, above, toward zero.
+template <class T> CHUNKED_SCALAR T op_floor(T x) { return math_floor(x); }
+template <class T> CHUNKED_SCALAR T op_ceil(T x) { return math_ceil(x); }
+template <class T> CHUNKED_SCALAR T op_trunc(T x) { return math_trunc(x); }
+
+/// Round half to even (NumPy's round and rint): floats in the default rounding mode, which rounds
+/// ties to even and keeps the sign of a zero result; integers are whole already.
+template <class T> CHUNKED_SCALAR T op_round(T x) {
+  if constexpr (is_float<T>::value)
+    return math_rint(x);
+  else
+    return x;
+}
+
+/// -1, 0 or 1 by the sign of x (not for bool). NaN stays NaN and -0.0 gives +0.0, as NumPy.
+template <class T> CHUNKED_SCALAR T op_sign(T x) {
+  if constexpr (is_float<T>::value)
+    return x > T(0) ? T(1) : x < T(0) ? T(-1) : x == T(0) ? T(0) : x;
+  else
+    return static_cast<T>((x > T(0)) - (x < T(0)));
+}
+
+/// x * x: integers wrap (not for bool: NumPy gives int8).
+template <class T> CHUNKED_SCALAR T op_square(T x) { return op_mul(x, x); }
+
+/// 1 / x (not for bool). Integers truncate toward zero, so |x| > 1 gives 0, and 0 gives the
+/// type's minimum: NumPy divides in floating point and converts, which gives that on x86 (with a
+/// warning), and chunked's float-to-integer casts do the same.
+template <class T> CHUNKED_SCALAR T op_reciprocal(T x) {
+  if constexpr (is_float<T>::value)
+    return T(1) / x;
+  else
+    return x == T(0) ? int_limits<T>::min : (x == T(1) || x == T(-1)) ? x : T(0);
+}
+
+/// C's fmod: the remainder of division truncated toward zero, with the sign of the dividend (not
+/// for bool). Floats: NaN for a zero divisor or an infinite dividend. Integers: x fmod 0 is 0
+/// (NumPy gives 0 with a warning), INT_MIN fmod -1 is 0.
+template <class T> CHUNKED_SCALAR T op_fmod(T a, T b) {
+  if constexpr (is_float<T>::value) {
+    return math_fmod(a, b);
+  } else {
+    if (b == 0 || b == -1)
+      return T(0);
+    return static_cast<T>(a % b);
+  }
+}
+
+/// The magnitude of a with the sign of b (floating operands only; NaNs' signs too).
+template <class T> CHUNKED_SCALAR T op_copysign(T a, T b) { return math_copysign(a, b); }
+
+// ---- More math functions (floating operands only) ---------------------------------------------
+
+template <class T> CHUNKED_SCALAR T op_log2(T x) { return math_log2(x); }
+template <class T> CHUNKED_SCALAR T op_log10(T x) { return math_log10(x); }
+template <class T> CHUNKED_SCALAR T op_exp2(T x) { return math_exp2(x); }
+template <class T> CHUNKED_SCALAR T op_arcsin(T x) { return math_asin(x); }
+template <class T> CHUNKED_SCALAR T op_arccos(T x) { return math_acos(x); }
+template <class T> CHUNKED_SCALAR T op_arctan(T x) { return math_atan(x); }
+template <class T> CHUNKED_SCALAR T op_sinh(T x) { return math_sinh(x); }
+template <class T> CHUNKED_SCALAR T op_cosh(T x) { return math_cosh(x); }
+/// The angle of the point (b, a): atan2(a, b), in [-pi, pi].
+template <class T> CHUNKED_SCALAR T op_arctan2(T a, T b) { return math_atan2(a, b); }
+/// sqrt(a * a + b * b) without overflow or underflow in between; inf if either is infinite.
+template <class T> CHUNKED_SCALAR T op_hypot(T a, T b) { return math_hypot(a, b); }
+
+// ---- Logical functions and predicates (any operand dtype; bool results) -----------------------
+
+/// Operands count as true when nonzero (NaN included).
+template <class T> CHUNKED_SCALAR bool op_logical_and(T a, T b) {
+  return (a != T(0)) & (b != T(0));
+}
+template <class T> CHUNKED_SCALAR bool op_logical_or(T a, T b) { return (a != T(0)) | (b != T(0)); }
+template <class T> CHUNKED_SCALAR bool op_logical_xor(T a, T b) {
+  return (a != T(0)) != (b != T(0));
+}
+template <class T> CHUNKED_SCALAR bool op_logical_not(T x) { return x == T(0); }
+
+/// Whether x is +inf or -inf; integers and bools never are.
+template <class T> CHUNKED_SCALAR bool op_isinf(T x) {
+  if constexpr (is_float<T>::value)
+    return (x - x != x - x) & (x == x); // inf - inf is NaN; NaN fails x == x
+  else
+    return false;
+}
+/// Whether the sign bit is set: true for -0.0 and for NaNs with the bit; integers below zero.
+template <class T> CHUNKED_SCALAR bool op_signbit(T x) {
+  if constexpr (is_float<T>::value)
+    return math_signbit(x);
+  else if constexpr (is_same<T, bool>::value)
+    return false;
+  else
+    return x < T(0);
 }
 
 // ---- Comparisons and selection ----------------------------------------------------------------
