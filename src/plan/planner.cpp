@@ -589,7 +589,7 @@ std::vector<TaskId> Planner::plan_reduce_tree(const NodePtr& in, Body body,
           entries *= grid.lengths(k)[kept[kk++]];
       // Backends allocate entries * words * 8 bytes per partial: refuse a count that wraps.
       (void)chunked::detail::checked_mul(
-          entries, 8 * partial_layout(p.op, in->dtype).words,
+          entries, index_t{8} * partial_layout(p.op, in->dtype).words,
           "the partial states of one block, in bytes (use smaller chunks)");
     }
     auto partial_task = [&](index_t member) {
