@@ -39,9 +39,9 @@ using IndexArg = std::variant<index_t, Slice>;
 /// x(i, slice(...), ...): integers drop their axis, slices keep it, missing trailing axes stay
 /// whole.
 graph::NodePtr index_view(const graph::NodePtr& node, const std::vector<IndexArg>& args);
-graph::NodePtr reduce(const graph::NodePtr& node, plan::ReduceOp op, const Axes& axes,
-                      bool keepdims, index_t ddof = 0);
-graph::NodePtr arg_reduce(const graph::NodePtr& node, plan::ReduceOp op, std::optional<int> axis);
+graph::NodePtr reduce(const graph::NodePtr& node, ops::ReduceOp op, const Axes& axes, bool keepdims,
+                      index_t ddof = 0);
+graph::NodePtr arg_reduce(const graph::NodePtr& node, ops::ReduceOp op, std::optional<int> axis);
 graph::NodePtr rechunk(const graph::NodePtr& node, const Chunks& chunks);
 graph::NodePtr empty_array(DType dtype);
 } // namespace detail
@@ -98,16 +98,16 @@ public:
 
   // Reductions (lazy). Axes{} = all axes.
   auto sum(const Axes& axes = {}, bool keepdims = false) const {
-    return reduce<detail::sum_t<T>>(plan::ReduceOp::sum, axes, keepdims);
+    return reduce<detail::sum_t<T>>(ops::ReduceOp::sum, axes, keepdims);
   }
   auto prod(const Axes& axes = {}, bool keepdims = false) const {
-    return reduce<detail::sum_t<T>>(plan::ReduceOp::prod, axes, keepdims);
+    return reduce<detail::sum_t<T>>(ops::ReduceOp::prod, axes, keepdims);
   }
   auto min(const Axes& axes = {}, bool keepdims = false) const {
-    return reduce<T>(plan::ReduceOp::min, axes, keepdims);
+    return reduce<T>(ops::ReduceOp::min, axes, keepdims);
   }
   auto max(const Axes& axes = {}, bool keepdims = false) const {
-    return reduce<T>(plan::ReduceOp::max, axes, keepdims);
+    return reduce<T>(ops::ReduceOp::max, axes, keepdims);
   }
   /// The sum divided by the count. Computed in one program with var() or std() of the same array
   /// over the same axes (standardising, say), all of them come from one pass that keeps
@@ -115,33 +115,33 @@ public:
   /// Where the data hold infinities or NaN, either way the mean is NumPy's (+inf or -inf for
   /// infinities of one sign, else NaN) and var() and std() are NaN, on every chunking.
   auto mean(const Axes& axes = {}, bool keepdims = false) const {
-    return reduce<detail::mean_t<T>>(plan::ReduceOp::mean, axes, keepdims);
+    return reduce<detail::mean_t<T>>(ops::ReduceOp::mean, axes, keepdims);
   }
   auto any(const Axes& axes = {}, bool keepdims = false) const {
-    return reduce<bool>(plan::ReduceOp::any, axes, keepdims);
+    return reduce<bool>(ops::ReduceOp::any, axes, keepdims);
   }
   auto all(const Axes& axes = {}, bool keepdims = false) const {
-    return reduce<bool>(plan::ReduceOp::all, axes, keepdims);
+    return reduce<bool>(ops::ReduceOp::all, axes, keepdims);
   }
   /// Variance with `ddof` delta degrees of freedom: divides by max(N - ddof, 0) for any ddof,
   /// negative ones too, as NumPy (so N - ddof <= 0 gives inf, or NaN where the data do not vary).
   auto var(const Axes& axes = {}, index_t ddof = 0, bool keepdims = false) const {
     return ChunkedArray<detail::mean_t<T>, Backend>(
-        detail::reduce(node_, plan::ReduceOp::var, axes, keepdims, ddof));
+        detail::reduce(node_, ops::ReduceOp::var, axes, keepdims, ddof));
   }
   auto std(const Axes& axes = {}, index_t ddof = 0, bool keepdims = false) const {
     return ChunkedArray<detail::mean_t<T>, Backend>(
-        detail::reduce(node_, plan::ReduceOp::std, axes, keepdims, ddof));
+        detail::reduce(node_, ops::ReduceOp::std, axes, keepdims, ddof));
   }
   /// Index of the smallest element: a C-order flat index (int64) when axis is none, else the
   /// position along `axis`. NaN counts as smallest; ties give the first occurrence.
   auto argmin(std::optional<int> axis = {}) const {
     return ChunkedArray<std::int64_t, Backend>(
-        detail::arg_reduce(node_, plan::ReduceOp::argmin, axis));
+        detail::arg_reduce(node_, ops::ReduceOp::argmin, axis));
   }
   auto argmax(std::optional<int> axis = {}) const {
     return ChunkedArray<std::int64_t, Backend>(
-        detail::arg_reduce(node_, plan::ReduceOp::argmax, axis));
+        detail::arg_reduce(node_, ops::ReduceOp::argmax, axis));
   }
 
   /// The same values with other chunk lengths (aligned lazily by the planner).
@@ -192,7 +192,7 @@ private:
       return static_cast<index_t>(i);
   }
   template <class U>
-  ChunkedArray<U, Backend> reduce(plan::ReduceOp op, const Axes& axes, bool keepdims) const {
+  ChunkedArray<U, Backend> reduce(ops::ReduceOp op, const Axes& axes, bool keepdims) const {
     return ChunkedArray<U, Backend>(detail::reduce(node_, op, axes, keepdims));
   }
 

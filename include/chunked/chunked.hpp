@@ -16,6 +16,7 @@
 #include <chunked/format.hpp>
 #endif
 #include <chunked/generator.hpp>
+#include <chunked/math.hpp>
 #include <chunked/ops.hpp>
 #include <chunked/reductions.hpp>
 #include <chunked/runtime/compute_options.hpp>

@@ -52,7 +52,7 @@ ChunkedArray<T, B> ones(const Shape& shape, const Chunks& chunks) {
 template <class T, class B = Cpu>
 ChunkedArray<T, B> arange(T start, T stop, T step, index_t chunk) {
   static_assert(!std::is_same_v<T, bool>, "arange does not support bool");
-  plan::Scalar a, s;
+  ops::Scalar a, s;
   index_t n;
   if constexpr (std::is_floating_point_v<T>) {
     n = detail::arange_length(static_cast<double>(start), static_cast<double>(stop),

@@ -29,10 +29,10 @@ public:
   template <class T = double, class B = Cpu>
   ChunkedArray<T, B> normal(const Shape& shape, const Chunks& chunks, T mean = 0, T stddev = 1) {
     static_assert(std::is_floating_point_v<T>, "Generator::normal needs float or double");
-    plan::Scalar a, b;
+    ops::Scalar a, b;
     a.f = static_cast<double>(mean);
     b.f = static_cast<double>(stddev);
-    return make<T, B>(plan::LeafKind::normal, shape, chunks, a, b);
+    return make<T, B>(ops::LeafKind::normal, shape, chunks, a, b);
   }
   /// Uniform samples in [low, high): low + (high - low) u rounded once, u uniform in (0, 1] on a
   /// 2^-53 grid (DESIGN section 4), computed without overflow even where high - low exceeds the
@@ -42,26 +42,26 @@ public:
   template <class T = double, class B = Cpu>
   ChunkedArray<T, B> uniform(const Shape& shape, const Chunks& chunks, T low = 0, T high = 1) {
     static_assert(std::is_floating_point_v<T>, "Generator::uniform needs float or double");
-    plan::Scalar a, b;
+    ops::Scalar a, b;
     a.f = static_cast<double>(low);
     b.f = static_cast<double>(high);
-    return make<T, B>(plan::LeafKind::uniform, shape, chunks, a, b);
+    return make<T, B>(ops::LeafKind::uniform, shape, chunks, a, b);
   }
   /// Integers in [low, high) (ValueError unless low < high).
   template <class T = std::int64_t, class B = Cpu>
   ChunkedArray<T, B> integers(const Shape& shape, const Chunks& chunks, T low, T high) {
     static_assert(std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>,
                   "Generator::integers needs std::int32_t or std::int64_t");
-    plan::Scalar a, b;
+    ops::Scalar a, b;
     a.i = low;
     b.i = high;
-    return make<T, B>(plan::LeafKind::integers, shape, chunks, a, b);
+    return make<T, B>(ops::LeafKind::integers, shape, chunks, a, b);
   }
 
 private:
   template <class T, class B>
-  ChunkedArray<T, B> make(plan::LeafKind dist, const Shape& shape, const Chunks& chunks,
-                          plan::Scalar a, plan::Scalar b) {
+  ChunkedArray<T, B> make(ops::LeafKind dist, const Shape& shape, const Chunks& chunks,
+                          ops::Scalar a, ops::Scalar b) {
     graph::RandomParams p{dist, seed_, stream_, a, b};
     auto node = graph::make_random(shape, chunks.resolve(shape, sizeof(T)), dtype_v<T>, p);
     ++stream_; // only once the array is valid, so a rejected call does not shift later streams

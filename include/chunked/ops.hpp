@@ -14,9 +14,9 @@ namespace chunked {
 
 namespace detail {
 /// Both operands cast to `compute`, broadcast together, combined by op into `result`.
-graph::NodePtr binary(plan::OpCode op, DType compute, DType result, const graph::NodePtr& a,
+graph::NodePtr binary(ops::OpCode op, DType compute, DType result, const graph::NodePtr& a,
                       const graph::NodePtr& b);
-graph::NodePtr unary(plan::OpCode op, DType compute, DType result, const graph::NodePtr& a);
+graph::NodePtr unary(ops::OpCode op, DType compute, DType result, const graph::NodePtr& a);
 graph::NodePtr where(const graph::NodePtr& cond, DType result, const graph::NodePtr& a,
                      const graph::NodePtr& b);
 /// A rank-0 constant of dtype t holding the scalar (broadcast by the operation using it).
@@ -26,7 +26,10 @@ template <class S> graph::NodePtr scalar_node(DType t, S s) {
   return scalar(t, static_cast<double>(s), is_floating(t) ? 0 : static_cast<std::int64_t>(s));
 }
 
-enum class OpClass { arithmetic, true_divide, comparison, bitwise };
+/// logical: the table's bool-valued functions of two operands (logical_and, ...); like
+/// comparisons they give bool, but an integer scalar outside the array's type is an error for
+/// them, as in NumPy, not a comparison by value.
+enum class OpClass { arithmetic, true_divide, comparison, bitwise, logical };
 
 template <OpClass C, class R> constexpr void check_op_types() {
   if constexpr (C == OpClass::bitwise)
@@ -38,20 +41,37 @@ template <class T> inline constexpr bool is_array_v = is_chunked_array_v<std::re
 /// Result element type of op class C on types A and B (after promotion P).
 template <OpClass C, class P>
 using op_result_t =
-    std::conditional_t<C == OpClass::comparison, bool,
+    std::conditional_t<C == OpClass::comparison || C == OpClass::logical, bool,
                        std::conditional_t<C == OpClass::true_divide, true_div_t<P>, P>>;
 template <OpClass C, class P>
 using op_compute_t = std::conditional_t<C == OpClass::true_divide, true_div_t<P>, P>;
 
 /// add/mul of bools are logical or/and, as in NumPy; subtraction of bools is an error there.
-template <class P> constexpr plan::OpCode bool_aware(plan::OpCode op) {
+template <class P> constexpr ops::OpCode bool_aware(ops::OpCode op) {
   if constexpr (std::is_same_v<P, bool>) {
-    if (op == plan::OpCode::add)
-      return plan::OpCode::bit_or;
-    if (op == plan::OpCode::mul)
-      return plan::OpCode::bit_and;
+    if (op == ops::OpCode::add)
+      return ops::OpCode::bit_or;
+    if (op == ops::OpCode::mul)
+      return ops::OpCode::bit_and;
   }
   return op;
+}
+
+/// The operator class of a binary operation of the table: its promotion and result rule.
+constexpr OpClass op_class(ops::OpCode op) {
+  if (ops::op_domain(op) == ops::Domain::floating)
+    return OpClass::true_divide;
+  if (ops::op_info(op).result == ops::ResultRule::boolean)
+    return OpClass::logical;
+  return ops::op_domain(op) == ops::Domain::integral ? OpClass::bitwise : OpClass::arithmetic;
+}
+
+/// Unary operation `Op` of the table on x, computed in the dtype the table gives for x's (double
+/// for integer and bool arrays of floating operations) and giving the table's result dtype.
+template <ops::OpCode Op, class T, class B> auto unary_op(const ChunkedArray<T, B>& x) {
+  constexpr DType compute = ops::op_compute_dtype(Op, dtype_v<T>);
+  constexpr DType result = ops::op_result_dtype(Op, compute);
+  return ChunkedArray<dtype_type_t<result>, B>(unary(Op, compute, result, x.node()));
 }
 
 /// ValueError: the integer scalar `value` does not fit dtype t (NumPy's OverflowError).
@@ -73,8 +93,8 @@ template <class S> auto widen_int(S s) {
 
 /// `x op s` (`s op x` when scalar_left) for an integer x of a type whose whole range lies below
 /// s (above s when scalar_below): the same for every x.
-constexpr bool comparison_everywhere(plan::OpCode op, bool scalar_below, bool scalar_left) {
-  using plan::OpCode;
+constexpr bool comparison_everywhere(ops::OpCode op, bool scalar_below, bool scalar_left) {
+  using ops::OpCode;
   const bool x_less = !scalar_below;                     // x < s, for every x
   const bool left_less = scalar_left ? !x_less : x_less; // the left operand is the smaller
   switch (op) {
@@ -95,7 +115,7 @@ constexpr bool comparison_everywhere(plan::OpCode op, bool scalar_below, bool sc
 /// one against the type's bound that holds for every element, or for none, so the result keeps
 /// the array's shape and chunks) and is a ValueError in any other operation.
 template <OpClass C, class A, class S, class Bk>
-auto apply_scalar(plan::OpCode op, const ChunkedArray<A, Bk>& a, S s, bool scalar_left) {
+auto apply_scalar(ops::OpCode op, const ChunkedArray<A, Bk>& a, S s, bool scalar_left) {
   using P = scalar_promote_t<A, S>;
   check_op_types<C, P>();
   using R = op_result_t<C, P>;
@@ -110,21 +130,21 @@ auto apply_scalar(plan::OpCode op, const ChunkedArray<A, Bk>& a, S s, bool scala
         const bool truth = comparison_everywhere(op, below, scalar_left);
         const P bound = below ? std::numeric_limits<P>::min() : std::numeric_limits<P>::max();
         // x <= max and x >= min hold for every x; x > max and x < min for none.
-        const plan::OpCode always = below ? (truth ? plan::OpCode::ge : plan::OpCode::lt)
-                                          : (truth ? plan::OpCode::le : plan::OpCode::gt);
+        const ops::OpCode always = below ? (truth ? ops::OpCode::ge : ops::OpCode::lt)
+                                         : (truth ? ops::OpCode::le : ops::OpCode::gt);
         return ChunkedArray<R, Bk>(
             binary(always, dtype_v<K>, dtype_v<R>, a.node(), scalar_node(dtype_v<K>, bound)));
       }
     }
   }
   const graph::NodePtr c = scalar_node(dtype_v<K>, s);
-  const plan::OpCode k_op = bool_aware<K>(op);
+  const ops::OpCode k_op = bool_aware<K>(op);
   return ChunkedArray<R, Bk>(scalar_left ? binary(k_op, dtype_v<K>, dtype_v<R>, c, a.node())
                                          : binary(k_op, dtype_v<K>, dtype_v<R>, a.node(), c));
 }
 
 template <OpClass C, class A, class B, class Bk>
-auto apply(plan::OpCode op, const ChunkedArray<A, Bk>& a, const ChunkedArray<B, Bk>& b) {
+auto apply(ops::OpCode op, const ChunkedArray<A, Bk>& a, const ChunkedArray<B, Bk>& b) {
   using P = promote_t<A, B>;
   check_op_types<C, P>();
   using R = op_result_t<C, P>;
@@ -132,11 +152,11 @@ auto apply(plan::OpCode op, const ChunkedArray<A, Bk>& a, const ChunkedArray<B, 
   return ChunkedArray<R, Bk>(binary(bool_aware<K>(op), dtype_v<K>, dtype_v<R>, a.node(), b.node()));
 }
 template <OpClass C, class A, class S, class Bk>
-auto apply(plan::OpCode op, const ChunkedArray<A, Bk>& a, S s) {
+auto apply(ops::OpCode op, const ChunkedArray<A, Bk>& a, S s) {
   return apply_scalar<C>(op, a, s, false);
 }
 template <OpClass C, class S, class A, class Bk>
-auto apply(plan::OpCode op, S s, const ChunkedArray<A, Bk>& a) {
+auto apply(ops::OpCode op, S s, const ChunkedArray<A, Bk>& a) {
   return apply_scalar<C>(op, a, s, true);
 }
 } // namespace detail
@@ -144,15 +164,15 @@ auto apply(plan::OpCode op, S s, const ChunkedArray<A, Bk>& a) {
 #define CHUNKED_DEFINE_BINARY_OPERATOR(SYM, OPCODE, CLASS)                                         \
   template <class A, class B, class Bk>                                                            \
   auto operator SYM(const ChunkedArray<A, Bk>& a, const ChunkedArray<B, Bk>& b) {                  \
-    return detail::apply<detail::OpClass::CLASS>(plan::OpCode::OPCODE, a, b);                      \
+    return detail::apply<detail::OpClass::CLASS>(ops::OpCode::OPCODE, a, b);                       \
   }                                                                                                \
   template <class A, class Bk, class S, std::enable_if_t<detail::is_scalar_v<S>, int> = 0>         \
   auto operator SYM(const ChunkedArray<A, Bk>& a, S s) {                                           \
-    return detail::apply<detail::OpClass::CLASS>(plan::OpCode::OPCODE, a, s);                      \
+    return detail::apply<detail::OpClass::CLASS>(ops::OpCode::OPCODE, a, s);                       \
   }                                                                                                \
   template <class A, class Bk, class S, std::enable_if_t<detail::is_scalar_v<S>, int> = 0>         \
   auto operator SYM(S s, const ChunkedArray<A, Bk>& a) {                                           \
-    return detail::apply<detail::OpClass::CLASS>(plan::OpCode::OPCODE, s, a);                      \
+    return detail::apply<detail::OpClass::CLASS>(ops::OpCode::OPCODE, s, a);                       \
   }
 
 CHUNKED_DEFINE_BINARY_OPERATOR(+, add, arithmetic)
@@ -175,15 +195,15 @@ CHUNKED_DEFINE_BINARY_OPERATOR(^, bit_xor, bitwise)
 #define CHUNKED_DEFINE_BINARY_FUNCTION(NAME, OPCODE)                                               \
   template <class A, class B, class Bk>                                                            \
   auto NAME(const ChunkedArray<A, Bk>& a, const ChunkedArray<B, Bk>& b) {                          \
-    return detail::apply<detail::OpClass::arithmetic>(plan::OpCode::OPCODE, a, b);                 \
+    return detail::apply<detail::OpClass::arithmetic>(ops::OpCode::OPCODE, a, b);                  \
   }                                                                                                \
   template <class A, class Bk, class S, std::enable_if_t<detail::is_scalar_v<S>, int> = 0>         \
   auto NAME(const ChunkedArray<A, Bk>& a, S s) {                                                   \
-    return detail::apply<detail::OpClass::arithmetic>(plan::OpCode::OPCODE, a, s);                 \
+    return detail::apply<detail::OpClass::arithmetic>(ops::OpCode::OPCODE, a, s);                  \
   }                                                                                                \
   template <class A, class Bk, class S, std::enable_if_t<detail::is_scalar_v<S>, int> = 0>         \
   auto NAME(S s, const ChunkedArray<A, Bk>& a) {                                                   \
-    return detail::apply<detail::OpClass::arithmetic>(plan::OpCode::OPCODE, s, a);                 \
+    return detail::apply<detail::OpClass::arithmetic>(ops::OpCode::OPCODE, s, a);                  \
   }
 
 CHUNKED_DEFINE_BINARY_FUNCTION(minimum, minimum)
@@ -215,28 +235,25 @@ CHUNKED_DEFINE_COMPOUND_ASSIGNMENT(^)
 /// Unary minus; not defined for bool arrays (as in NumPy).
 template <class T, class B> ChunkedArray<T, B> operator-(const ChunkedArray<T, B>& x) {
   static_assert(!std::is_same_v<T, bool>, "unary - is not defined for bool arrays; use ~");
-  return ChunkedArray<T, B>(detail::unary(plan::OpCode::neg, dtype_v<T>, dtype_v<T>, x.node()));
+  return ChunkedArray<T, B>(detail::unary(ops::OpCode::neg, dtype_v<T>, dtype_v<T>, x.node()));
 }
 /// Bitwise not of integers, logical not of bools.
 template <class T, class B> ChunkedArray<T, B> operator~(const ChunkedArray<T, B>& x) {
   static_assert(!std::is_floating_point_v<T>, "~ needs bool or integer arrays");
-  return ChunkedArray<T, B>(detail::unary(plan::OpCode::bit_not, dtype_v<T>, dtype_v<T>, x.node()));
+  return ChunkedArray<T, B>(detail::unary(ops::OpCode::bit_not, dtype_v<T>, dtype_v<T>, x.node()));
 }
 
 template <class T, class B> ChunkedArray<T, B> abs(const ChunkedArray<T, B>& x) {
   if constexpr (std::is_same_v<T, bool>)
     return x;
   else
-    return ChunkedArray<T, B>(detail::unary(plan::OpCode::abs, dtype_v<T>, dtype_v<T>, x.node()));
+    return ChunkedArray<T, B>(detail::unary(ops::OpCode::abs, dtype_v<T>, dtype_v<T>, x.node()));
 }
 
 /// Transcendental functions: floating arrays keep their type, others compute in double.
 #define CHUNKED_DEFINE_MATH_FUNCTION(NAME)                                                         \
-  template <class T, class B>                                                                      \
-  ChunkedArray<detail::float_t<T>, B> NAME(const ChunkedArray<T, B>& x) {                          \
-    using R = detail::float_t<T>;                                                                  \
-    return ChunkedArray<R, B>(                                                                     \
-        detail::unary(plan::OpCode::NAME, dtype_v<R>, dtype_v<R>, x.node()));                      \
+  template <class T, class B> auto NAME(const ChunkedArray<T, B>& x) {                             \
+    return detail::unary_op<ops::OpCode::NAME>(x);                                                 \
   }
 CHUNKED_DEFINE_MATH_FUNCTION(sqrt)
 CHUNKED_DEFINE_MATH_FUNCTION(exp)
@@ -249,13 +266,12 @@ CHUNKED_DEFINE_MATH_FUNCTION(tan)
 CHUNKED_DEFINE_MATH_FUNCTION(tanh)
 #undef CHUNKED_DEFINE_MATH_FUNCTION
 
-template <class T, class B> ChunkedArray<bool, B> isnan(const ChunkedArray<T, B>& x) {
-  return ChunkedArray<bool, B>(
-      detail::unary(plan::OpCode::isnan, dtype_v<T>, DType::bool_, x.node()));
+/// Whether x is NaN; whether it is finite (neither NaN nor infinite). Every type; bool results.
+template <class T, class B> auto isnan(const ChunkedArray<T, B>& x) {
+  return detail::unary_op<ops::OpCode::isnan>(x);
 }
-template <class T, class B> ChunkedArray<bool, B> isfinite(const ChunkedArray<T, B>& x) {
-  return ChunkedArray<bool, B>(
-      detail::unary(plan::OpCode::isfinite, dtype_v<T>, DType::bool_, x.node()));
+template <class T, class B> auto isfinite(const ChunkedArray<T, B>& x) {
+  return detail::unary_op<ops::OpCode::isfinite>(x);
 }
 
 /// clip(x, lo, hi) = minimum(maximum(x, lo), hi); bounds are arrays or scalars.

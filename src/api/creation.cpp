@@ -10,7 +10,7 @@ namespace chunked::detail {
 
 graph::NodePtr constant(const Shape& shape, const Chunks& chunks, DType t, double f,
                         std::int64_t i) {
-  plan::Scalar s;
+  ops::Scalar s;
   if (is_floating(t))
     s.f = f;
   else

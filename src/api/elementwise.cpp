@@ -4,7 +4,7 @@
 
 namespace chunked::detail {
 
-graph::NodePtr binary(plan::OpCode op, DType compute, DType result, const graph::NodePtr& a,
+graph::NodePtr binary(ops::OpCode op, DType compute, DType result, const graph::NodePtr& a,
                       const graph::NodePtr& b) {
   const Shape shape = graph::broadcast_shapes(a->shape, b->shape);
   return graph::make_elementwise(op, result,
@@ -12,7 +12,7 @@ graph::NodePtr binary(plan::OpCode op, DType compute, DType result, const graph:
                                   graph::broadcast_to(graph::cast(b, compute), shape)});
 }
 
-graph::NodePtr unary(plan::OpCode op, DType compute, DType result, const graph::NodePtr& a) {
+graph::NodePtr unary(ops::OpCode op, DType compute, DType result, const graph::NodePtr& a) {
   return graph::make_elementwise(op, result, {graph::cast(a, compute)});
 }
 
@@ -20,14 +20,14 @@ graph::NodePtr where(const graph::NodePtr& cond, DType result, const graph::Node
                      const graph::NodePtr& b) {
   const Shape shape =
       graph::broadcast_shapes(graph::broadcast_shapes(cond->shape, a->shape), b->shape);
-  return graph::make_elementwise(plan::OpCode::where, result,
+  return graph::make_elementwise(ops::OpCode::where, result,
                                  {graph::broadcast_to(cond, shape),
                                   graph::broadcast_to(graph::cast(a, result), shape),
                                   graph::broadcast_to(graph::cast(b, result), shape)});
 }
 
 graph::NodePtr scalar(DType t, double f, std::int64_t i) {
-  plan::Scalar s;
+  ops::Scalar s;
   if (is_floating(t))
     s.f = f;
   else

@@ -4,8 +4,8 @@
 
 namespace chunked::detail {
 
-graph::NodePtr reduce(const graph::NodePtr& node, plan::ReduceOp op, const Axes& axes,
-                      bool keepdims, index_t ddof) {
+graph::NodePtr reduce(const graph::NodePtr& node, ops::ReduceOp op, const Axes& axes, bool keepdims,
+                      index_t ddof) {
   graph::ReduceParams p;
   p.op = op;
   p.keepdims = keepdims;
@@ -18,7 +18,7 @@ graph::NodePtr reduce(const graph::NodePtr& node, plan::ReduceOp op, const Axes&
   return graph::make_reduce(node, std::move(p));
 }
 
-graph::NodePtr arg_reduce(const graph::NodePtr& node, plan::ReduceOp op, std::optional<int> axis) {
+graph::NodePtr arg_reduce(const graph::NodePtr& node, ops::ReduceOp op, std::optional<int> axis) {
   graph::ReduceParams p;
   p.op = op;
   if (axis) {

@@ -2,8 +2,6 @@
 // Node constructors: shape, dtype and chunk-grid inference with eager validation.
 #include <chunked/core/checked.hpp>
 #include <chunked/graph/node.hpp>
-#include <chunked/plan/op_types.hpp>
-#include <chunked/plan/partial.hpp>
 
 #include <fmt/format.h>
 
@@ -16,9 +14,9 @@ namespace chunked::graph {
 namespace {
 
 void check_rank(const Shape& shape) {
-  if (shape.ndim() > plan::max_ndim)
+  if (shape.ndim() > max_ndim)
     throw ValueError("arrays of rank " + std::to_string(shape.ndim()) +
-                     " are not supported; the most is " + std::to_string(plan::max_ndim));
+                     " are not supported; the most is " + std::to_string(max_ndim));
 }
 
 /// The rank, and bytes within int64 (ValueError): before a grid is cut for the shape.
@@ -134,16 +132,24 @@ void normalize_view(ViewParams& v, const Shape& input) {
 }
 
 /// What NumPy does with an operation chunked does not define on bools, for its error message.
-std::string bool_hint(plan::OpCode op) {
+std::string bool_hint(ops::OpCode op) {
   switch (op) {
-  case plan::OpCode::sub:
+  case ops::OpCode::sub:
     return " (NumPy rejects it too; use ^ on bools)";
-  case plan::OpCode::neg:
+  case ops::OpCode::neg:
     return " (NumPy rejects it too; use ~ on bools)";
-  case plan::OpCode::mod:
-  case plan::OpCode::pow:
+  case ops::OpCode::sign:
+    return " (NumPy rejects it too)";
+  case ops::OpCode::mod:
+  case ops::OpCode::pow:
+  case ops::OpCode::fmod:
+  case ops::OpCode::square:
+  case ops::OpCode::reciprocal:
     return " (NumPy computes it in int8, which chunked does not have; cast the operands to an "
            "integer type first)";
+  case ops::OpCode::round:
+    return " (NumPy computes it in float16, which chunked does not have; cast to a floating type "
+           "first)";
   default:
     return "";
   }
@@ -154,7 +160,7 @@ std::string bool_hint(plan::OpCode op) {
 NodePtr make_random(const Shape& shape, const std::vector<index_t>& chunks, DType dtype,
                     RandomParams p) {
   check_array(shape, dtype);
-  if (p.dist == plan::LeafKind::integers) {
+  if (p.dist == ops::LeafKind::integers) {
     if (!is_integral(dtype))
       throw ValueError("Generator::integers needs an int32 or int64 element type, got " +
                        std::string(dtype_name(dtype)));
@@ -165,11 +171,11 @@ NodePtr make_random(const Shape& shape, const std::vector<index_t>& chunks, DTyp
     throw ValueError("Generator::normal and uniform need a float or double element type, got " +
                      std::string(dtype_name(dtype)));
   }
-  if (p.dist == plan::LeafKind::normal && !(p.b.f >= 0))
+  if (p.dist == ops::LeafKind::normal && !(p.b.f >= 0))
     throw ValueError("Generator::normal: stddev must be >= 0, got " + std::to_string(p.b.f));
   // [low, high) must be a finite interval, as NumPy's Generator.uniform asks (it raises on an
   // infinite range); an empty one (low == high) gives low.
-  if (p.dist == plan::LeafKind::uniform &&
+  if (p.dist == ops::LeafKind::uniform &&
       !(std::isfinite(p.a.f) && std::isfinite(p.b.f) && p.a.f <= p.b.f))
     throw ValueError(fmt::format("Generator::uniform: low and high must be finite with low <= "
                                  "high, got low {} and high {}",
@@ -178,14 +184,14 @@ NodePtr make_random(const Shape& shape, const std::vector<index_t>& chunks, DTyp
 }
 
 NodePtr make_constant(const Shape& shape, const std::vector<index_t>& chunks, DType dtype,
-                      plan::Scalar value) {
+                      ops::Scalar value) {
   check_array(shape, dtype);
   return finish(
       Node{NodeKind::constant, dtype, shape, ChunkGrid(shape, chunks), {}, ConstantParams{value}});
 }
 
-NodePtr make_arange(index_t length, index_t chunk, DType dtype, plan::Scalar start,
-                    plan::Scalar step) {
+NodePtr make_arange(index_t length, index_t chunk, DType dtype, ops::Scalar start,
+                    ops::Scalar step) {
   if (chunk <= 0)
     throw ValueError("arange: chunk length must be > 0, got " + std::to_string(chunk));
   if (dtype == DType::bool_)
@@ -243,33 +249,33 @@ NodePtr broadcast_to(NodePtr input, const Shape& shape) {
   return make_view(std::move(input), std::move(v));
 }
 
-NodePtr make_elementwise(plan::OpCode op, DType result, std::vector<NodePtr> inputs) {
-  if (static_cast<int>(inputs.size()) != plan::opcode_arity(op))
-    throw ValueError("elementwise " + std::string(plan::opcode_name(op)) + " given " +
+NodePtr make_elementwise(ops::OpCode op, DType result, std::vector<NodePtr> inputs) {
+  if (static_cast<int>(inputs.size()) != ops::op_arity(op))
+    throw ValueError("elementwise " + std::string(ops::op_name(op)) + " given " +
                      std::to_string(inputs.size()) + " operands");
   // where's condition is bool; its values (operands 1, 2) carry the dtype the op works in.
-  const DType operand = op == plan::OpCode::where ? inputs[1]->dtype : inputs[0]->dtype;
-  if (op == plan::OpCode::where && inputs[0]->dtype != DType::bool_)
+  const DType operand = op == ops::OpCode::where ? inputs[1]->dtype : inputs[0]->dtype;
+  if (op == ops::OpCode::where && inputs[0]->dtype != DType::bool_)
     throw ValueError("where: the condition must be bool, got " +
                      std::string(dtype_name(inputs[0]->dtype)));
-  for (std::size_t j = op == plan::OpCode::where ? 1 : 0; j < inputs.size(); ++j)
+  for (std::size_t j = op == ops::OpCode::where ? 1 : 0; j < inputs.size(); ++j)
     if (inputs[j]->dtype != operand)
-      throw ValueError("elementwise " + std::string(plan::opcode_name(op)) + ": operand dtypes " +
+      throw ValueError("elementwise " + std::string(ops::op_name(op)) + ": operand dtypes " +
                        std::string(dtype_name(operand)) + " and " +
                        std::string(dtype_name(inputs[j]->dtype)) + " differ (cast first)");
-  if (!plan::op_accepts(op, operand))
-    throw ValueError(std::string(plan::opcode_name(op)) + " is not defined for " +
+  if (!ops::op_accepts(op, operand))
+    throw ValueError(std::string(ops::op_name(op)) + " is not defined for " +
                      std::string(dtype_name(operand)) + " operands" +
                      (operand == DType::bool_ ? bool_hint(op) : ""));
-  if (op != plan::OpCode::cast && plan::op_result_dtype(op, operand) != result)
-    throw ValueError("elementwise " + std::string(plan::opcode_name(op)) + " on " +
+  if (op != ops::OpCode::cast && ops::op_result_dtype(op, operand) != result)
+    throw ValueError("elementwise " + std::string(ops::op_name(op)) + " on " +
                      std::string(dtype_name(operand)) + " gives " +
-                     std::string(dtype_name(plan::op_result_dtype(op, operand))) + ", not " +
+                     std::string(dtype_name(ops::op_result_dtype(op, operand))) + ", not " +
                      std::string(dtype_name(result)));
   const Shape& shape = inputs[0]->shape;
   for (const auto& in : inputs)
     if (in->shape != shape)
-      throw ShapeError("elementwise " + std::string(plan::opcode_name(op)) + ": operand shapes " +
+      throw ShapeError("elementwise " + std::string(ops::op_name(op)) + ": operand shapes " +
                        shape.to_string() + " and " + in->shape.to_string() + " differ");
   // Per axis, the finest operand grid: broadcast operands have one chunk there, so the real
   // chunking wins; operands of different grids are aligned to it by the planner.
@@ -288,7 +294,7 @@ NodePtr make_elementwise(plan::OpCode op, DType result, std::vector<NodePtr> inp
 NodePtr cast(NodePtr input, DType dtype) {
   if (input->dtype == dtype)
     return input;
-  return make_elementwise(plan::OpCode::cast, dtype, {std::move(input)});
+  return make_elementwise(ops::OpCode::cast, dtype, {std::move(input)});
 }
 
 NodePtr make_view(NodePtr input, ViewParams v) {
@@ -327,15 +333,15 @@ NodePtr make_reduce(NodePtr input, ReduceParams p) {
     a = normalize_axis(a, nd);
     if (reduced[a])
       throw ValueError("axis " + std::to_string(a) + " is given more than once to " +
-                       std::string(plan::reduce_op_name(p.op)));
+                       std::string(ops::reduce_op_name(p.op)));
     reduced[a] = true;
   }
   std::sort(p.axes.begin(), p.axes.end());
-  if (plan::reduce_needs_elements(p.op))
+  if (ops::reduce_needs_elements(p.op))
     for (index_t a : p.axes)
       if (input->shape.extents()[a] == 0)
         throw ValueError("zero-size array to reduction operation " +
-                         std::string(plan::reduce_op_name(p.op)) + " which has no identity (axis " +
+                         std::string(ops::reduce_op_name(p.op)) + " which has no identity (axis " +
                          std::to_string(a) + " of shape " + input->shape.to_string() + ")");
   std::vector<index_t> extents;
   std::vector<std::vector<index_t>> lengths;
@@ -348,7 +354,7 @@ NodePtr make_reduce(NodePtr input, ReduceParams p) {
       lengths.push_back({1});
     }
   }
-  const DType t = plan::reduce_result_dtype(p.op, input->dtype);
+  const DType t = ops::reduce_result_dtype(p.op, input->dtype);
   return finish(Node{NodeKind::reduce,
                      t,
                      Shape(std::move(extents)),

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Names of opcodes and reduce ops, and the text forms of block programs (descriptions, cache keys).
+// The text forms of block programs: descriptions and cache keys.
 #include <chunked/plan/block_program.hpp>
 
 #include <fmt/format.h>
@@ -7,106 +7,6 @@
 #include <iterator>
 
 namespace chunked::plan {
-
-std::string_view opcode_name(OpCode op) {
-  switch (op) {
-  case OpCode::cast:
-    return "cast";
-  case OpCode::neg:
-    return "neg";
-  case OpCode::abs:
-    return "abs";
-  case OpCode::sqrt:
-    return "sqrt";
-  case OpCode::exp:
-    return "exp";
-  case OpCode::log:
-    return "log";
-  case OpCode::log1p:
-    return "log1p";
-  case OpCode::expm1:
-    return "expm1";
-  case OpCode::sin:
-    return "sin";
-  case OpCode::cos:
-    return "cos";
-  case OpCode::tan:
-    return "tan";
-  case OpCode::tanh:
-    return "tanh";
-  case OpCode::isnan:
-    return "isnan";
-  case OpCode::isfinite:
-    return "isfinite";
-  case OpCode::bit_not:
-    return "bit_not";
-  case OpCode::add:
-    return "add";
-  case OpCode::sub:
-    return "sub";
-  case OpCode::mul:
-    return "mul";
-  case OpCode::div:
-    return "div";
-  case OpCode::mod:
-    return "mod";
-  case OpCode::pow:
-    return "pow";
-  case OpCode::minimum:
-    return "minimum";
-  case OpCode::maximum:
-    return "maximum";
-  case OpCode::eq:
-    return "eq";
-  case OpCode::ne:
-    return "ne";
-  case OpCode::lt:
-    return "lt";
-  case OpCode::le:
-    return "le";
-  case OpCode::gt:
-    return "gt";
-  case OpCode::ge:
-    return "ge";
-  case OpCode::bit_and:
-    return "bit_and";
-  case OpCode::bit_or:
-    return "bit_or";
-  case OpCode::bit_xor:
-    return "bit_xor";
-  case OpCode::where:
-    return "where";
-  }
-  return "unknown_op";
-}
-
-std::string_view reduce_op_name(ReduceOp op) {
-  switch (op) {
-  case ReduceOp::sum:
-    return "sum";
-  case ReduceOp::prod:
-    return "prod";
-  case ReduceOp::min:
-    return "min";
-  case ReduceOp::max:
-    return "max";
-  case ReduceOp::any:
-    return "any";
-  case ReduceOp::all:
-    return "all";
-  case ReduceOp::mean:
-    return "mean";
-  case ReduceOp::var:
-    return "var";
-  case ReduceOp::std:
-    return "std";
-  case ReduceOp::argmin:
-    return "argmin";
-  case ReduceOp::argmax:
-    return "argmax";
-  }
-  return "unknown_reduce";
-}
 
 namespace {
 

@@ -3,6 +3,7 @@
 // CUDA kernels both compile: edge cases checked directly, independent of any program.
 #include <chunked/backend/common/partial_ops.hpp>
 #include <chunked/backend/common/scalar_ops.hpp>
+#include <chunked/ops/op_code.hpp>
 
 #include <gtest/gtest.h>
 
@@ -60,6 +61,80 @@ TEST(ScalarOps, CastsToIntegersAndBools) {
   EXPECT_EQ((s::cast_value<int, double>(1e300)), std::numeric_limits<int>::min());
   EXPECT_TRUE((s::cast_value<bool, double>(0.5)));
   EXPECT_FALSE((s::cast_value<bool, i64>(0)));
+}
+
+// The new functions' edge values, as NumPy 1.24 gives them.
+TEST(ScalarOps, RoundingAndSignFollowNumPy) {
+  EXPECT_EQ(s::op_round(0.5), 0.0);
+  EXPECT_EQ(s::op_round(1.5), 2.0);
+  EXPECT_EQ(s::op_round(2.5), 2.0);
+  EXPECT_EQ(s::op_round(-2.5), -2.0);
+  EXPECT_TRUE(std::signbit(s::op_round(-0.4)));
+  EXPECT_EQ(s::op_round(4503599627370497.0), 4503599627370497.0);
+  EXPECT_EQ(s::op_round<i64>(i64_min), i64_min);
+  EXPECT_EQ(s::op_floor(-0.5f), -1.0f);
+  EXPECT_TRUE(std::signbit(s::op_ceil(-0.5)));
+  EXPECT_EQ(s::op_trunc(-2.7), -2.0);
+  EXPECT_EQ(s::op_sign(-3.5), -1.0);
+  EXPECT_EQ(s::op_sign(1e-300), 1.0);
+  EXPECT_FALSE(std::signbit(s::op_sign(-0.0))); // NumPy: sign(-0.0) is 0.0
+  EXPECT_TRUE(std::isnan(s::op_sign(nan_v)));
+  EXPECT_EQ(s::op_sign<i64>(i64_min), -1);
+  EXPECT_EQ(s::op_sign<int>(0), 0);
+}
+
+TEST(ScalarOps, SquareReciprocalAndFmodOfIntegers) {
+  EXPECT_EQ(s::op_square<int>(2147483647), 1); // wraps, as NumPy
+  EXPECT_EQ(s::op_square<i64>(-3), 9);
+  EXPECT_EQ(s::op_reciprocal<i64>(0), i64_min);
+  EXPECT_EQ(s::op_reciprocal<int>(0), std::numeric_limits<int>::min());
+  EXPECT_EQ(s::op_reciprocal<i64>(1), 1);
+  EXPECT_EQ(s::op_reciprocal<i64>(-1), -1);
+  EXPECT_EQ(s::op_reciprocal<i64>(2), 0);
+  EXPECT_EQ(s::op_reciprocal<int>(-2), 0);
+  EXPECT_EQ(s::op_reciprocal(-0.0), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(s::op_fmod<i64>(7, 3), 1);
+  EXPECT_EQ(s::op_fmod<i64>(-7, 3), -1); // the sign of the dividend, unlike op_mod
+  EXPECT_EQ(s::op_fmod<i64>(7, -3), 1);
+  EXPECT_EQ(s::op_fmod<i64>(5, 0), 0);
+  EXPECT_EQ(s::op_fmod<i64>(i64_min, -1), 0);
+  EXPECT_EQ(s::op_fmod(-7.5, 2.0), -1.5);
+  EXPECT_TRUE(std::signbit(s::op_fmod(-0.0, 3.0)));
+  EXPECT_TRUE(std::isnan(s::op_fmod(5.0, 0.0)));
+  EXPECT_TRUE(std::isnan(s::op_fmod(std::numeric_limits<double>::infinity(), 2.0)));
+}
+
+TEST(ScalarOps, LogicalFunctionsAndPredicates) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_TRUE(s::op_logical_and(nan_v, 1.0)); // NaN is nonzero, so true
+  EXPECT_FALSE(s::op_logical_and<i64>(2, 0));
+  EXPECT_TRUE(s::op_logical_or(0.0, -0.5));
+  EXPECT_FALSE(s::op_logical_xor<i64>(2, 3));
+  EXPECT_TRUE(s::op_logical_xor(true, false));
+  EXPECT_FALSE(s::op_logical_not(nan_v));
+  EXPECT_TRUE(s::op_logical_not(-0.0));
+  EXPECT_TRUE(s::op_isinf(-inf));
+  EXPECT_FALSE(s::op_isinf(nan_v));
+  EXPECT_FALSE(s::op_isinf(std::numeric_limits<double>::max()));
+  EXPECT_FALSE(s::op_isinf<i64>(i64_min));
+  EXPECT_TRUE(s::op_signbit(-0.0));
+  EXPECT_TRUE(s::op_signbit(-nan_v));
+  EXPECT_FALSE(s::op_signbit(nan_v));
+  EXPECT_TRUE(s::op_signbit<int>(-1));
+  EXPECT_FALSE(s::op_signbit(true));
+  EXPECT_TRUE(std::signbit(s::op_copysign(1.0, -0.0)));
+  EXPECT_TRUE(std::signbit(s::op_copysign(nan_v, -1.0)));
+  EXPECT_EQ(s::op_hypot(inf, nan_v), inf);
+  EXPECT_EQ(s::op_arctan2(-0.0, -0.0), -std::acos(-1.0));
+}
+
+TEST(ScalarOps, ApplyCallsTheRowsFunction) {
+  using chunked::ops::OpCode;
+  EXPECT_EQ(s::apply<OpCode::mod>(i64{-7}, i64{3}), 2);
+  EXPECT_EQ(s::apply<OpCode::fmod>(i64{-7}, i64{3}), -1);
+  EXPECT_EQ(s::apply<OpCode::where>(false, 1.0, 2.0), 2.0);
+  EXPECT_TRUE(s::apply<OpCode::le>(1, 1));
+  EXPECT_EQ(s::apply<OpCode::square>(-4), 16);
 }
 
 TEST(PartialOps, ArgTiesKeepTheFirstAndNanWins) {

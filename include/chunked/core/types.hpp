@@ -9,4 +9,7 @@ namespace chunked {
 /// Signed index type for shapes, offsets and flat indices (arrays may exceed 2^32 elements).
 using index_t = std::int64_t;
 
+/// Highest rank of any array chunked computes (and so of a block program's iteration box).
+inline constexpr int max_ndim = 8;
+
 } // namespace chunked

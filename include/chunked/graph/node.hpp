@@ -6,7 +6,9 @@
 #include <chunked/core/chunk_grid.hpp>
 #include <chunked/core/dtype.hpp>
 #include <chunked/core/shape.hpp>
-#include <chunked/plan/block_program.hpp>
+#include <chunked/ops/op_code.hpp>
+#include <chunked/ops/reduce_op.hpp>
+#include <chunked/ops/scalar_value.hpp>
 
 #include <memory>
 #include <variant>
@@ -29,22 +31,22 @@ struct StoredData {
 
 /// A counter-based random array (DESIGN section 4): element e depends on (seed, stream, e) only.
 struct RandomParams {
-  plan::LeafKind dist = plan::LeafKind::normal;
+  ops::LeafKind dist = ops::LeafKind::normal;
   std::uint64_t seed = 0;
   std::uint64_t stream = 0;
-  plan::Scalar a, b;
+  ops::Scalar a, b;
 };
 struct ConstantParams {
-  plan::Scalar value;
+  ops::Scalar value;
 };
 struct ArangeParams {
-  plan::Scalar start, step;
+  ops::Scalar start, step;
 };
 struct StoredParams {
   std::shared_ptr<const StoredData> data;
 };
 struct ElementwiseParams {
-  plan::OpCode op = plan::OpCode::add;
+  ops::OpCode op = ops::OpCode::add;
 };
 /// A view: output axis k (extent `length[k]`) reads source axis `source[k]` at
 /// `start[k] + step[k] * i` (step 0 broadcasts; source -1 is a new axis); a source axis that no
@@ -58,7 +60,7 @@ struct ViewParams {
 };
 struct RechunkParams {};
 struct ReduceParams {
-  plan::ReduceOp op = plan::ReduceOp::sum;
+  ops::ReduceOp op = ops::ReduceOp::sum;
   std::vector<index_t> axes; ///< sorted, normalised
   bool keepdims = false;
   index_t ddof = 0;
@@ -93,12 +95,12 @@ struct Node {
 NodePtr make_random(const Shape& shape, const std::vector<index_t>& chunks, DType dtype,
                     RandomParams p);
 NodePtr make_constant(const Shape& shape, const std::vector<index_t>& chunks, DType dtype,
-                      plan::Scalar value);
-NodePtr make_arange(index_t length, index_t chunk, DType dtype, plan::Scalar start,
-                    plan::Scalar step);
+                      ops::Scalar value);
+NodePtr make_arange(index_t length, index_t chunk, DType dtype, ops::Scalar start,
+                    ops::Scalar step);
 NodePtr make_stored(std::shared_ptr<const StoredData> data);
 /// Elementwise op over inputs of equal shape (broadcast first); inserts no casts itself.
-NodePtr make_elementwise(plan::OpCode op, DType result, std::vector<NodePtr> inputs);
+NodePtr make_elementwise(ops::OpCode op, DType result, std::vector<NodePtr> inputs);
 NodePtr make_view(NodePtr input, ViewParams view);
 NodePtr make_rechunk(NodePtr input, const std::vector<index_t>& chunks);
 NodePtr make_reduce(NodePtr input, ReduceParams p);

@@ -5,6 +5,9 @@
 
 #include <chunked/core/dtype.hpp>
 #include <chunked/core/types.hpp>
+#include <chunked/ops/op_code.hpp>
+#include <chunked/ops/reduce_op.hpp>
+#include <chunked/ops/scalar_value.hpp>
 
 #include <array>
 #include <cstdint>
@@ -13,8 +16,7 @@
 
 namespace chunked::plan {
 
-/// Highest rank of a program's iteration box (and so of any array chunked computes).
-inline constexpr int max_ndim = 8;
+using chunked::max_ndim;
 /// Most instructions one program may hold; the planner stores an intermediate past this cap so
 /// that generated kernels stay small enough to compile quickly and keep registers in check.
 inline constexpr int max_program_instrs = 48;
@@ -37,23 +39,15 @@ struct AffineMap {
   friend bool operator==(const AffineMap&, const AffineMap&) = default;
 };
 
-/// A scalar parameter: floating values live in f, integer and bool values in i.
-struct Scalar {
-  double f = 0;
-  std::int64_t i = 0;
-  friend bool operator==(const Scalar&, const Scalar&) = default;
-};
-
-enum class LeafKind : std::uint8_t {
-  constant, ///< every element is `a`
-  normal,   ///< DESIGN section 4 normal at flat index map(i): mean a.f, stddev b.f
-  uniform,  ///< uniform at flat index map(i) in [a.f, b.f) (random::uniform_form of the dtype)
-  integers, ///< integers at flat index map(i) in [a.i, b.i)
-  arange,   ///< a + map(i) * b: floats as NumPy's fill, T(a.f) + T(map(i)) * T(b.f) in the
-            ///< dtype T, multiply and add each rounded (b.f is NumPy's increment, see
-            ///< detail::arange_delta); integers in wrapping int64 arithmetic, then cast
-  stored,   ///< element map(i) of the program's input buffer `input`, of the leaf's dtype
-};
+// The operation vocabulary lives in chunked/ops, below the graph. These names let the planner,
+// the runtime and the backends keep spelling plan:: while the code moves over.
+using ops::LeafKind;
+using ops::OpCode;
+using ops::reduce_op_name;
+using ops::ReduceOp;
+using ops::Scalar;
+constexpr int opcode_arity(OpCode op) { return ops::op_arity(op); }
+constexpr std::string_view opcode_name(OpCode op) { return ops::op_name(op); }
 
 struct Leaf {
   LeafKind kind = LeafKind::constant;
@@ -65,83 +59,14 @@ struct Leaf {
   int input = -1;           ///< stored leaves: index into the program's input pointers
 };
 
-/// Elementwise operations. Operands of a binary op share one dtype (the planner inserts casts);
-/// `dtype` of an Instr is its result type.
-enum class OpCode : std::uint8_t {
-  // unary: result dtype = operand dtype unless stated
-  cast, ///< to Instr::dtype, C++ static_cast semantics (float->int truncates; to bool: != 0)
-  neg,
-  abs, ///< integers wrap
-  sqrt,
-  exp,
-  log,
-  log1p,
-  expm1,
-  sin,
-  cos,
-  tan,
-  tanh, ///< floats only
-  isnan,
-  isfinite, ///< result bool
-  bit_not,  ///< integers: ~x; bool: logical not
-  // binary
-  add,
-  sub,
-  mul, ///< integers wrap (two's complement)
-  div, ///< floats only (int / int is cast to float64 by the planner)
-  mod, ///< Python/NumPy remainder: sign of the divisor; integer x % 0 == 0
-  pow, ///< integers: exact, wrapping; negative exponents give 1/x^n truncated
-  minimum,
-  maximum, ///< NaN-propagating, like NumPy
-  eq,
-  ne,
-  lt,
-  le,
-  gt,
-  ge, ///< result bool
-  bit_and,
-  bit_or,
-  bit_xor, ///< bool and integers
-  // ternary
-  where, ///< args: (bool condition, a, b)
-};
-
-inline constexpr int opcode_arity(OpCode op) {
-  if (op <= OpCode::bit_not)
-    return 1;
-  if (op == OpCode::where)
-    return 3;
-  return 2;
-}
-
-std::string_view opcode_name(OpCode op);
-
 /// One SSA instruction. Value numbers: 0 .. leaves-1 are the leaves, then instruction j has value
-/// number leaves + j. The program's result is its last value.
+/// number leaves + j. The program's result is its last value. Operands share one dtype (the
+/// planner inserts casts); `dtype` is the result's (ops::op_result_dtype, or a cast's target).
 struct Instr {
   OpCode op = OpCode::cast;
   DType dtype = DType::float64;
   std::array<std::int16_t, 3> args{{-1, -1, -1}};
 };
-
-/// Reductions. Every reduction accumulates into a partial state of 1 to 3 eight-byte words per
-/// output element (layout in plan/partial.hpp), partials combine pairwise in a fixed order, and a
-/// finalize step turns the combined state into the output dtype.
-enum class ReduceOp : std::uint8_t {
-  sum,
-  prod,
-  min,
-  max,
-  any,
-  all,
-  mean,
-  var,
-  std,
-  argmin,
-  argmax
-};
-
-std::string_view reduce_op_name(ReduceOp op);
 
 struct Sink {
   enum class Kind : std::uint8_t { store, reduce };

@@ -61,10 +61,7 @@ int arithmetic_index(OpCode op) {
 
 /// Instructions whose loops call the C library's math functions: a wider build gains nothing
 /// there (the calls stay scalar), so they keep the baseline loops.
-bool calls_libm(OpCode op, DType operand) {
-  return (plan::is_float_function(op) && op != OpCode::div && op != OpCode::sqrt) ||
-         (op == OpCode::pow && is_floating(operand));
-}
+bool calls_libm(OpCode op, DType operand) { return ops::op_calls_library(op, operand); }
 
 /// The loop of an instruction: the widest this CPU has; `scalars` (detail::scalar_operands)
 /// names the operands that are constants, which the wide arithmetic loops read as one value.
@@ -393,37 +390,33 @@ template <bool Max> struct WideExtremeAcc {
   static void element(double x, index_t index, PartialWord* e) { Base::element(x, index, e); }
 };
 
+/// The tile accumulator (tile_reduce.hpp) of each kind of partial state over T values.
+template <ops::Accumulator A, class T> ReduceTile tile_reducer() {
+  using ops::Accumulator;
+  if constexpr (A == Accumulator::sum)
+    return &reduce_tile<SumAcc<T>>;
+  else if constexpr (A == Accumulator::prod)
+    return &reduce_tile<ProdAcc<T>>;
+  else if constexpr (A == Accumulator::min || A == Accumulator::max)
+    return &reduce_tile<MinMaxAcc<T, A == Accumulator::max>>;
+  else if constexpr (A == Accumulator::any || A == Accumulator::all)
+    return &reduce_tile<AnyAllAcc<T, A == Accumulator::all>>;
+  else if constexpr (A == Accumulator::mean)
+    return &reduce_tile<MeanAcc<T>>;
+  else if constexpr (A == Accumulator::moments)
+    return &reduce_tile<MomentsAcc<T>>;
+  else
+    return &reduce_tile<ArgAcc<T, A == Accumulator::argmax>>;
+}
+
 ReduceTile select_reduce(plan::ReduceOp op, DType t, const detail::InterpreterKernels* wide) {
   if (wide && t == DType::float64 && (op == plan::ReduceOp::min || op == plan::ReduceOp::max))
     return op == plan::ReduceOp::max ? &reduce_tile<WideExtremeAcc<true>>
                                      : &reduce_tile<WideExtremeAcc<false>>;
-  return visit_dtype(t, [&](auto tag) -> ReduceTile {
-    using T = decltype(tag);
-    using plan::ReduceOp;
-    switch (op) {
-    case ReduceOp::sum:
-      return &reduce_tile<SumAcc<T>>;
-    case ReduceOp::prod:
-      return &reduce_tile<ProdAcc<T>>;
-    case ReduceOp::min:
-      return &reduce_tile<MinMaxAcc<T, false>>;
-    case ReduceOp::max:
-      return &reduce_tile<MinMaxAcc<T, true>>;
-    case ReduceOp::any:
-      return &reduce_tile<AnyAllAcc<T, false>>;
-    case ReduceOp::all:
-      return &reduce_tile<AnyAllAcc<T, true>>;
-    case ReduceOp::mean:
-      return &reduce_tile<MeanAcc<T>>;
-    case ReduceOp::var:
-    case ReduceOp::std:
-      return &reduce_tile<MomentsAcc<T>>;
-    case ReduceOp::argmin:
-      return &reduce_tile<ArgAcc<T, false>>;
-    case ReduceOp::argmax:
-      return &reduce_tile<ArgAcc<T, true>>;
-    }
-    return nullptr;
+  return ops::visit_accumulator(op, [&](auto kind) {
+    using Kind = decltype(kind);
+    return visit_dtype(
+        t, [](auto tag) -> ReduceTile { return tile_reducer<Kind::value, decltype(tag)>(); });
   });
 }
 

@@ -8,6 +8,8 @@
 
 namespace chunked::cpu {
 
+using ops::Accumulator;
+using ops::Finalize;
 using plan::PartialWord;
 using plan::ReduceOp;
 
@@ -46,34 +48,29 @@ void combine_arg(bool floating, const PartialWord* a, const PartialWord* b, Part
 template <class T>
 void finalize_typed(ReduceOp op, ReduceOp result, bool floating, const PartialWord* s, index_t n,
                     index_t count, index_t ddof, T* out) {
-  if (result == ReduceOp::mean && op != ReduceOp::mean) {
+  const Finalize rule = ops::reduce_finalize(result);
+  if (rule == Finalize::mean && ops::reduce_accumulator(op) == Accumulator::moments) {
     for (index_t p = 0; p < n; ++p)
       out[p] = static_cast<T>(scalar::moments_mean(s[3 * p].f, s[3 * p + 1].f));
     return;
   }
-  switch (result) {
-  case ReduceOp::sum:
-  case ReduceOp::prod:
-  case ReduceOp::min:
-  case ReduceOp::max:
-  case ReduceOp::any:
-  case ReduceOp::all:
+  switch (rule) {
+  case Finalize::value:
     for (index_t p = 0; p < n; ++p)
       out[p] = floating ? cast_value<T>(s[p].f) : cast_value<T>(s[p].i);
     return;
-  case ReduceOp::mean:
+  case Finalize::mean:
     for (index_t p = 0; p < n; ++p)
       out[p] = static_cast<T>(scalar::mean_of(s[p].f, count));
     return;
-  case ReduceOp::var:
-  case ReduceOp::std:
+  case Finalize::variance:
+  case Finalize::deviation:
     for (index_t p = 0; p < n; ++p) {
       const double var = scalar::variance_of(s[3 * p].f, s[3 * p + 2].f, ddof);
-      out[p] = static_cast<T>(result == ReduceOp::std ? scalar::math_sqrt(var) : var);
+      out[p] = static_cast<T>(rule == Finalize::deviation ? scalar::math_sqrt(var) : var);
     }
     return;
-  case ReduceOp::argmin:
-  case ReduceOp::argmax:
+  case Finalize::index:
     for (index_t p = 0; p < n; ++p)
       out[p] = cast_value<T>(s[2 * p + 1].i);
     return;
@@ -84,35 +81,37 @@ void finalize_typed(ReduceOp op, ReduceOp result, bool floating, const PartialWo
 } // namespace
 
 void init_partials(ReduceOp op, DType input, PartialWord* out, index_t n) {
+  if (!ops::is_reduce_op(op))
+    bad_op(op);
   const bool fl = plan::partial_layout(op, input).floating;
   PartialWord w0{}, w1{};
-  switch (op) {
-  case ReduceOp::sum:
-  case ReduceOp::mean:
-  case ReduceOp::any:
+  const Accumulator kind = ops::reduce_accumulator(op);
+  switch (kind) {
+  case Accumulator::sum:
+  case Accumulator::mean:
+  case Accumulator::any:
     w0 = fl ? word_f(0.0) : word_i(0);
     break;
-  case ReduceOp::prod:
+  case Accumulator::prod:
     w0 = fl ? word_f(1.0) : word_i(1);
     break;
-  case ReduceOp::all:
+  case Accumulator::all:
     w0 = word_i(1);
     break;
-  case ReduceOp::min:
+  case Accumulator::min:
     w0 = fl ? word_f(scalar::extreme_identity<double, false>())
             : word_i(scalar::extreme_identity<std::int64_t, false>());
     break;
-  case ReduceOp::max:
+  case Accumulator::max:
     w0 = fl ? word_f(scalar::extreme_identity<double, true>())
             : word_i(scalar::extreme_identity<std::int64_t, true>());
     break;
-  case ReduceOp::var:
-  case ReduceOp::std:
+  case Accumulator::moments:
     std::fill(out, out + 3 * n, word_f(0.0));
     return;
-  case ReduceOp::argmin:
-  case ReduceOp::argmax: {
-    if (op == ReduceOp::argmax)
+  case Accumulator::argmin:
+  case Accumulator::argmax: {
+    if (kind == Accumulator::argmax)
       w0 = fl ? word_f(scalar::extreme_identity<double, true>())
               : word_i(scalar::extreme_identity<std::int64_t, true>());
     else
@@ -125,18 +124,18 @@ void init_partials(ReduceOp op, DType input, PartialWord* out, index_t n) {
     }
     return;
   }
-  default:
-    bad_op(op);
   }
   std::fill(out, out + n, w0);
 }
 
 void combine_partials(ReduceOp op, DType input, const PartialWord* a, const PartialWord* b,
                       PartialWord* out, index_t n) {
+  if (!ops::is_reduce_op(op))
+    bad_op(op);
   const bool fl = plan::partial_layout(op, input).floating;
-  switch (op) {
-  case ReduceOp::sum:
-  case ReduceOp::mean:
+  switch (ops::reduce_accumulator(op)) {
+  case Accumulator::sum:
+  case Accumulator::mean:
     if (fl) {
       for (index_t p = 0; p < n; ++p)
         out[p].f = scalar::combine_sum(a[p].f, b[p].f);
@@ -145,7 +144,7 @@ void combine_partials(ReduceOp op, DType input, const PartialWord* a, const Part
         out[p].i = scalar::combine_sum(a[p].i, b[p].i);
     }
     return;
-  case ReduceOp::prod:
+  case Accumulator::prod:
     if (fl) {
       for (index_t p = 0; p < n; ++p)
         out[p].f = scalar::combine_prod(a[p].f, b[p].f);
@@ -154,7 +153,7 @@ void combine_partials(ReduceOp op, DType input, const PartialWord* a, const Part
         out[p].i = scalar::combine_prod(a[p].i, b[p].i);
     }
     return;
-  case ReduceOp::min:
+  case Accumulator::min:
     if (fl) {
       for (index_t p = 0; p < n; ++p)
         out[p].f = scalar::combine_min(a[p].f, b[p].f);
@@ -163,7 +162,7 @@ void combine_partials(ReduceOp op, DType input, const PartialWord* a, const Part
         out[p].i = scalar::combine_min(a[p].i, b[p].i);
     }
     return;
-  case ReduceOp::max:
+  case Accumulator::max:
     if (fl) {
       for (index_t p = 0; p < n; ++p)
         out[p].f = scalar::combine_max(a[p].f, b[p].f);
@@ -172,16 +171,15 @@ void combine_partials(ReduceOp op, DType input, const PartialWord* a, const Part
         out[p].i = scalar::combine_max(a[p].i, b[p].i);
     }
     return;
-  case ReduceOp::any:
+  case Accumulator::any:
     for (index_t p = 0; p < n; ++p)
       out[p].i = scalar::combine_any(a[p].i, b[p].i);
     return;
-  case ReduceOp::all:
+  case Accumulator::all:
     for (index_t p = 0; p < n; ++p)
       out[p].i = scalar::combine_all(a[p].i, b[p].i);
     return;
-  case ReduceOp::var:
-  case ReduceOp::std:
+  case Accumulator::moments:
     for (index_t p = 0; p < n; ++p) {
       // Copy both first: out may alias either operand.
       PartialWord acc[3] = {a[3 * p], a[3 * p + 1], a[3 * p + 2]};
@@ -189,10 +187,10 @@ void combine_partials(ReduceOp op, DType input, const PartialWord* a, const Part
       std::copy(acc, acc + 3, out + 3 * p);
     }
     return;
-  case ReduceOp::argmin:
+  case Accumulator::argmin:
     combine_arg<false>(fl, a, b, out, n);
     return;
-  case ReduceOp::argmax:
+  case Accumulator::argmax:
     combine_arg<true>(fl, a, b, out, n);
     return;
   }

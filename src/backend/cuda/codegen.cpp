@@ -2,7 +2,7 @@
 // Code generation for block programs: one struct per program plugged into the kernel skeletons.
 #include <chunked/backend/cuda/codegen.hpp>
 #include <chunked/core/error.hpp>
-#include <chunked/plan/op_types.hpp>
+#include <chunked/ops/op_code.hpp>
 #include <chunked/plan/partial.hpp>
 #include <chunked/random/distributions.hpp>
 
@@ -35,109 +35,13 @@ const char* c_type(DType t) {
   throw ValueError("cuda codegen: unknown dtype tag");
 }
 
-const char* op_function(OpCode op) {
-  switch (op) {
-  case OpCode::neg:
-    return "op_neg";
-  case OpCode::abs:
-    return "op_abs";
-  case OpCode::sqrt:
-    return "op_sqrt";
-  case OpCode::exp:
-    return "op_exp";
-  case OpCode::log:
-    return "op_log";
-  case OpCode::log1p:
-    return "op_log1p";
-  case OpCode::expm1:
-    return "op_expm1";
-  case OpCode::sin:
-    return "op_sin";
-  case OpCode::cos:
-    return "op_cos";
-  case OpCode::tan:
-    return "op_tan";
-  case OpCode::tanh:
-    return "op_tanh";
-  case OpCode::isnan:
-    return "op_isnan";
-  case OpCode::isfinite:
-    return "op_isfinite";
-  case OpCode::bit_not:
-    return "op_bit_not";
-  case OpCode::add:
-    return "op_add";
-  case OpCode::sub:
-    return "op_sub";
-  case OpCode::mul:
-    return "op_mul";
-  case OpCode::div:
-    return "op_div";
-  case OpCode::mod:
-    return "op_mod";
-  case OpCode::pow:
-    return "op_pow";
-  case OpCode::minimum:
-    return "op_minimum";
-  case OpCode::maximum:
-    return "op_maximum";
-  case OpCode::bit_and:
-    return "op_bit_and";
-  case OpCode::bit_or:
-    return "op_bit_or";
-  case OpCode::bit_xor:
-    return "op_bit_xor";
-  default:
-    return nullptr;
-  }
-}
-
-const char* comparison(OpCode op) {
-  switch (op) {
-  case OpCode::eq:
-    return "==";
-  case OpCode::ne:
-    return "!=";
-  case OpCode::lt:
-    return "<";
-  case OpCode::le:
-    return "<=";
-  case OpCode::gt:
-    return ">";
-  case OpCode::ge:
-    return ">=";
-  default:
-    return nullptr;
-  }
-}
-
-/// The accumulator type of plan/partial.hpp's layout for `op` over `input` values.
+/// The device accumulator of `op` over `input` values, as kernel::accumulator_t names it.
 std::string accumulator(ReduceOp op, DType input) {
-  const char* v = is_floating(input) ? "double" : "long long";
-  switch (op) {
-  case ReduceOp::sum:
-    return fmt::format("SumAcc<{}>", v);
-  case ReduceOp::prod:
-    return fmt::format("ProdAcc<{}>", v);
-  case ReduceOp::min:
-    return fmt::format("MinMaxAcc<{}, false>", v);
-  case ReduceOp::max:
-    return fmt::format("MinMaxAcc<{}, true>", v);
-  case ReduceOp::any:
-    return "AnyAllAcc<false>";
-  case ReduceOp::all:
-    return "AnyAllAcc<true>";
-  case ReduceOp::mean:
-    return "SumAcc<double>";
-  case ReduceOp::var:
-  case ReduceOp::std:
-    return "MomentsAcc";
-  case ReduceOp::argmin:
-    return fmt::format("ArgAcc<{}, false>", v);
-  case ReduceOp::argmax:
-    return fmt::format("ArgAcc<{}, true>", v);
-  }
-  throw ValueError("cuda codegen: unknown reduce op");
+  if (!ops::is_reduce_op(op))
+    throw ValueError(fmt::format("cuda codegen: unknown reduce op {}", static_cast<int>(op)));
+  return fmt::format("accumulator_t<chunked::ops::Accumulator::{}, {}>",
+                     ops::accumulator_name(ops::reduce_accumulator(op)),
+                     ops::reduce_state_floating(op, input));
 }
 
 static_assert(kernel::args_max_leaves >= plan::max_program_leaves,
@@ -159,7 +63,7 @@ void check_program(const BlockProgram& p) {
 // position, which needs fewer registers.
 bool loads_first(const BlockProgram& p) {
   for (const auto& in : p.instrs)
-    if (plan::is_float_function(in.op) || in.op == OpCode::mod || in.op == OpCode::pow)
+    if (ops::op_has_slow_path(in.op))
       return true;
   return false;
 }
@@ -278,27 +182,24 @@ std::string generate_source(const BlockProgram& p, KernelSet set) {
   for (std::size_t j = 0; j < p.instrs.size(); ++j) {
     const auto& in = p.instrs[j];
     const int self = nl + static_cast<int>(j);
-    const int arity = plan::opcode_arity(in.op);
+    if (!ops::is_opcode(in.op))
+      throw ValueError(fmt::format("cuda codegen: unknown opcode {}", static_cast<int>(in.op)));
+    const int arity = ops::op_arity(in.op);
     for (int k = 0; k < arity; ++k)
       if (in.args[k] < 0 || in.args[k] >= self)
         throw ValueError(fmt::format("cuda codegen: instruction {} reads an undefined value", j));
     const char* r = c_type(in.dtype);
     const DType operand = p.value_dtype(in.args[arity == 3 ? 1 : 0]);
-    std::string value;
+    // Every operation is scalar::op_<its table name> on its operand type; a cast names its target.
     if (in.op == OpCode::cast) {
-      value = fmt::format("cast_value<{}>(v{})", r, in.args[0]);
-    } else if (in.op == OpCode::where) {
-      value = fmt::format("v{} ? v{} : v{}", in.args[0], in.args[1], in.args[2]);
-    } else if (const char* c = comparison(in.op)) {
-      value = fmt::format("v{} {} v{}", in.args[0], c, in.args[1]);
-    } else if (const char* f = op_function(in.op)) {
-      value = arity == 1
-                  ? fmt::format("{}<{}>(v{})", f, c_type(operand), in.args[0])
-                  : fmt::format("{}<{}>(v{}, v{})", f, c_type(operand), in.args[0], in.args[1]);
-    } else {
-      throw ValueError(fmt::format("cuda codegen: unknown opcode {}", static_cast<int>(in.op)));
+      fmt::format_to(out, "    const {} v{} = cast_value<{}>(v{});\n", r, self, r, in.args[0]);
+      continue;
     }
-    fmt::format_to(out, "    const {} v{} = {};\n", r, self, value);
+    fmt::format_to(out, "    const {} v{} = op_{}<{}>(", r, self, ops::op_name(in.op),
+                   c_type(operand));
+    for (int k = 0; k < arity; ++k)
+      fmt::format_to(out, "{}v{}", k ? ", " : "", in.args[k]);
+    s += ");\n";
   }
   fmt::format_to(out,
                  "    return v{};\n  }}\n"

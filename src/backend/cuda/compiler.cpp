@@ -98,6 +98,8 @@ const std::string& headers_fingerprint() {
     for (const char* name :
          {"chunked/core/host_device.hpp", "chunked/random/philox.hpp",
           "chunked/random/distributions.hpp", "chunked/random/cuda_math.hpp",
+          "chunked/ops/elementwise_table.hpp", "chunked/ops/op_code.hpp",
+          "chunked/ops/reduce_op.hpp", "chunked/ops/scalar.hpp",
           "chunked/backend/common/scalar_ops.hpp", "chunked/backend/common/partial_ops.hpp",
           "chunked/backend/cuda/kernel/args.hpp", "chunked/backend/cuda/kernel/elementwise.hpp",
           "chunked/backend/cuda/kernel/partials.hpp", "chunked/backend/cuda/kernel/program.hpp"}) {

@@ -63,39 +63,16 @@ unsigned grid_for(index_t n) {
   return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > 4096 ? 4096 : blocks));
 }
 
-/// Calls f(Acc{}) with the accumulator of `op` over `input` values.
+/// Calls f(Acc{}) with the device accumulator of `op` over `input` values.
 template <class F> void with_accumulator(ReduceOp op, DType input, F&& f) {
-  const bool fl = is_floating(input);
-  using kernel::AnyAllAcc;
-  using kernel::ArgAcc;
-  using kernel::MinMaxAcc;
-  using kernel::MomentsAcc;
-  using kernel::ProdAcc;
-  using kernel::SumAcc;
-  switch (op) {
-  case ReduceOp::sum:
-    return fl ? f(SumAcc<double>{}) : f(SumAcc<i64>{});
-  case ReduceOp::prod:
-    return fl ? f(ProdAcc<double>{}) : f(ProdAcc<i64>{});
-  case ReduceOp::min:
-    return fl ? f(MinMaxAcc<double, false>{}) : f(MinMaxAcc<i64, false>{});
-  case ReduceOp::max:
-    return fl ? f(MinMaxAcc<double, true>{}) : f(MinMaxAcc<i64, true>{});
-  case ReduceOp::any:
-    return f(AnyAllAcc<false>{});
-  case ReduceOp::all:
-    return f(AnyAllAcc<true>{});
-  case ReduceOp::mean:
-    return f(SumAcc<double>{});
-  case ReduceOp::var:
-  case ReduceOp::std:
-    return f(MomentsAcc{});
-  case ReduceOp::argmin:
-    return fl ? f(ArgAcc<double, false>{}) : f(ArgAcc<i64, false>{});
-  case ReduceOp::argmax:
-    return fl ? f(ArgAcc<double, true>{}) : f(ArgAcc<i64, true>{});
-  }
-  throw ValueError("Cuda backend: unknown reduce op " + std::to_string(static_cast<int>(op)));
+  const bool fl = ops::reduce_state_floating(op, input);
+  ops::visit_accumulator(op, [&](auto kind) {
+    constexpr ops::Accumulator a = decltype(kind)::value;
+    if (fl)
+      f(kernel::accumulator_t<a, true>{});
+    else
+      f(kernel::accumulator_t<a, false>{});
+  });
 }
 
 void check_launch(const Stream& stream, const char* what, index_t n) {
@@ -146,24 +123,23 @@ void finalize_partials(ReduceOp op, ReduceOp result, DType input, const void* pa
     T* o = static_cast<T*>(out);
     const unsigned g = grid_for(n);
     cudaStream_t st = stream.get();
-    switch (result) {
-    case ReduceOp::mean:
+    switch (ops::reduce_finalize(result)) {
+    case ops::Finalize::mean:
       if (moments)
         finalize_kernel<5, true, T><<<g, 256, 0, st>>>(s, n, count, ddof, o);
       else
         finalize_kernel<1, true, T><<<g, 256, 0, st>>>(s, n, count, ddof, o);
       break;
-    case ReduceOp::var:
+    case ops::Finalize::variance:
       finalize_kernel<2, true, T><<<g, 256, 0, st>>>(s, n, count, ddof, o);
       break;
-    case ReduceOp::std:
+    case ops::Finalize::deviation:
       finalize_kernel<3, true, T><<<g, 256, 0, st>>>(s, n, count, ddof, o);
       break;
-    case ReduceOp::argmin:
-    case ReduceOp::argmax:
+    case ops::Finalize::index:
       finalize_kernel<4, false, T><<<g, 256, 0, st>>>(s, n, count, ddof, o);
       break;
-    default:
+    case ops::Finalize::value:
       if (fl)
         finalize_kernel<0, true, T><<<g, 256, 0, st>>>(s, n, count, ddof, o);
       else

@@ -2,14 +2,14 @@
 // Scalar semantics of every elementwise OpCode for each element type, as the CPU backend runs them.
 #pragma once
 
-#include <chunked/backend/common/scalar_ops.hpp>
 #include <chunked/core/dtype.hpp>
+#include <chunked/ops/scalar.hpp>
 #include <chunked/plan/block_program.hpp>
 #include <chunked/plan/op_types.hpp>
 
 /// @file
-/// The CPU backend's names for the shared per-element semantics of
-/// chunked/backend/common/scalar_ops.hpp (one definition for the CPU and CUDA backends): one
+/// The CPU backend's names for the shared per-element semantics of chunked/ops/scalar.hpp (one
+/// definition for the CPU and CUDA backends), one for each row of the operation table: one
 /// function per operation, templated on the element type, inlined into the tile loops so that
 /// they compile to branch-free, vectorisable code. Integer arithmetic wraps, out-of-range
 /// float-to-integer casts give the type's minimum, mod follows Python, minimum/maximum propagate
@@ -23,21 +23,9 @@ using scalar::wrap_add;
 using scalar::wrap_mul;
 using scalar::wrap_sub;
 
-using scalar::op_abs;
-using scalar::op_add;
-using scalar::op_bit_and;
-using scalar::op_bit_not;
-using scalar::op_bit_or;
-using scalar::op_bit_xor;
-using scalar::op_isfinite;
-using scalar::op_isnan;
-using scalar::op_maximum;
-using scalar::op_minimum;
-using scalar::op_mod;
-using scalar::op_mul;
-using scalar::op_neg;
-using scalar::op_pow;
-using scalar::op_sub;
+#define CHUNKED_CPU_USING_OP(name, ...) using scalar::op_##name;
+CHUNKED_ELEMENTWISE_OPS(CHUNKED_CPU_USING_OP)
+#undef CHUNKED_CPU_USING_OP
 
 using plan::op_accepts;
 using plan::op_result_dtype;

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Device names of every elementwise OpCode and cast, with the CPU backend's exact semantics.
+// Device names of every elementwise operation and cast, with the CPU backend's exact semantics.
 #pragma once
 
-// For nvcc and NVRTC. The semantics are chunked/backend/common/scalar_ops.hpp, the one definition
+// For nvcc and NVRTC. The semantics are chunked/ops/scalar.hpp, the one definition
 // both backends compile: wrapping integers, Python-style mod, NaN-propagating minimum/maximum,
 // float-to-int casts that give the integer minimum when out of range. Generated kernels call these
 // names unqualified after `using namespace chunked::cuda::kernel`.
-#include "chunked/backend/common/scalar_ops.hpp"
 #include "chunked/backend/cuda/kernel/args.hpp"
+#include "chunked/ops/scalar.hpp"
 
 #define CHUNKED_KD __device__ __forceinline__
 
@@ -24,30 +24,9 @@ using scalar::wrap_add;
 using scalar::wrap_mul;
 using scalar::wrap_sub;
 
-using scalar::op_abs;
-using scalar::op_add;
-using scalar::op_bit_and;
-using scalar::op_bit_not;
-using scalar::op_bit_or;
-using scalar::op_bit_xor;
-using scalar::op_cos;
-using scalar::op_div;
-using scalar::op_exp;
-using scalar::op_expm1;
-using scalar::op_isfinite;
-using scalar::op_isnan;
-using scalar::op_log;
-using scalar::op_log1p;
-using scalar::op_maximum;
-using scalar::op_minimum;
-using scalar::op_mod;
-using scalar::op_mul;
-using scalar::op_neg;
-using scalar::op_pow;
-using scalar::op_sin;
-using scalar::op_sqrt;
-using scalar::op_sub;
-using scalar::op_tan;
-using scalar::op_tanh;
+// Generated kernels call scalar::op_<name> of every row of the operation table.
+#define CHUNKED_KERNEL_USING_OP(name, ...) using scalar::op_##name;
+CHUNKED_ELEMENTWISE_OPS(CHUNKED_KERNEL_USING_OP)
+#undef CHUNKED_KERNEL_USING_OP
 
 } // namespace chunked::cuda::kernel

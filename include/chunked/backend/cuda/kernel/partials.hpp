@@ -8,6 +8,7 @@
 // one made on the CPU. Element folding follows the CPU's tile_reduce.hpp.
 #include "chunked/backend/common/partial_ops.hpp"
 #include "chunked/backend/cuda/kernel/elementwise.hpp"
+#include "chunked/ops/reduce_op.hpp"
 
 namespace chunked::cuda::kernel {
 
@@ -175,5 +176,41 @@ template <class V, bool Max> struct ArgAcc {
     w[1] = at;
   }
 };
+
+/// The device accumulator of each kind of partial state (ops::Accumulator), over states whose
+/// value word is a double (Floating) or an int64 (ops::reduce_state_floating): the one mapping
+/// from kinds to types, which partials.cu instantiates and generated kernels name.
+template <ops::Accumulator A, bool Floating> struct accumulator_of;
+template <bool Floating> struct state_value { using type = double; };
+template <> struct state_value<false> { using type = i64; };
+template <bool Floating> using state_value_t = typename state_value<Floating>::type;
+
+template <bool F> struct accumulator_of<ops::Accumulator::sum, F> {
+  using type = SumAcc<state_value_t<F>>;
+};
+template <bool F> struct accumulator_of<ops::Accumulator::prod, F> {
+  using type = ProdAcc<state_value_t<F>>;
+};
+template <bool F> struct accumulator_of<ops::Accumulator::min, F> {
+  using type = MinMaxAcc<state_value_t<F>, false>;
+};
+template <bool F> struct accumulator_of<ops::Accumulator::max, F> {
+  using type = MinMaxAcc<state_value_t<F>, true>;
+};
+template <bool F> struct accumulator_of<ops::Accumulator::any, F> {
+  using type = AnyAllAcc<false>;
+};
+template <bool F> struct accumulator_of<ops::Accumulator::all, F> { using type = AnyAllAcc<true>; };
+template <bool F> struct accumulator_of<ops::Accumulator::mean, F> { using type = SumAcc<double>; };
+template <bool F> struct accumulator_of<ops::Accumulator::moments, F> { using type = MomentsAcc; };
+template <bool F> struct accumulator_of<ops::Accumulator::argmin, F> {
+  using type = ArgAcc<state_value_t<F>, false>;
+};
+template <bool F> struct accumulator_of<ops::Accumulator::argmax, F> {
+  using type = ArgAcc<state_value_t<F>, true>;
+};
+
+template <ops::Accumulator A, bool Floating>
+using accumulator_t = typename accumulator_of<A, Floating>::type;
 
 } // namespace chunked::cuda::kernel
