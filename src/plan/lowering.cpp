@@ -22,15 +22,10 @@ Coords view_input_coords(const Node& n, const Coords& m, int ndim) {
   const auto& v = n.as<graph::ViewParams>();
   Coords src(n.inputs[0]->shape.extents().size());
   for (std::size_t d = 0; d < src.size(); ++d)
-    src[d].off = v.fixed[d];
-  for (std::size_t k = 0; k < v.source.size(); ++k) {
-    if (v.source[k] < 0)
-      continue;
-    auto& s = src[static_cast<std::size_t>(v.source[k])];
-    s.off = v.start[k] + v.step[k] * m[k].off;
-    for (int j = 0; j < ndim; ++j)
-      s.c[j] = v.step[k] * m[k].c[j];
-  }
+    src[d].base = v.fixed[d];
+  for (std::size_t k = 0; k < v.source.size(); ++k)
+    if (v.source[k] >= 0)
+      src[static_cast<std::size_t>(v.source[k])] = compose(v.start[k], v.step[k], m[k], ndim);
   return src;
 }
 
@@ -45,9 +40,9 @@ struct MemoHash {
   std::size_t operator()(const MemoKey& k) const {
     std::size_t h = std::hash<const Node*>{}(k.node);
     auto mix = [&h](index_t v) { h = (h ^ static_cast<std::size_t>(v)) * 0x100000001b3ull; };
-    for (const AxisAffine& a : k.coords) {
-      mix(a.off);
-      for (index_t c : a.c)
+    for (const AffineMap& a : k.coords) {
+      mix(a.base);
+      for (index_t c : a.coef)
         mix(c);
     }
     return h;
@@ -169,7 +164,8 @@ private:
       Leaf leaf;
       leaf.kind = LeafKind::arange;
       leaf.dtype = n->dtype;
-      leaf.map = flatten(m, {1}, ndim_);
+      constexpr index_t unit_stride[] = {1};
+      leaf.map = flatten(m, unit_stride, ndim_);
       leaf.a = p.start;
       leaf.b = p.step;
       return add_leaf(leaf);

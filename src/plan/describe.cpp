@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+// Plan::describe: a plan's text summary for tests and debugging.
+#include <chunked/plan/plan.hpp>
+
+#include <string>
+#include <vector>
+
+namespace chunked::plan {
+
+std::string Plan::describe() const {
+  std::string s;
+  std::vector<index_t> per_stage(stages.size(), 0);
+  index_t n_gather = 0, n_combine = 0, n_join = 0;
+  for (const auto& t : tasks) {
+    if (t.kind == TaskKind::program)
+      ++per_stage[t.index];
+    else if (t.kind == TaskKind::gather)
+      ++n_gather;
+    else if (t.kind == TaskKind::combine)
+      ++n_combine;
+    else
+      ++n_join;
+  }
+  for (std::size_t i = 0; i < stages.size(); ++i)
+    s += "stage " + std::to_string(i) + ": " + std::to_string(per_stage[i]) + " tasks over grid " +
+         stages[i].grid.to_string() + "\n" + stages[i].program.describe() + "\n";
+  s += "gathers: " + std::to_string(n_gather) + ", combines: " + std::to_string(n_combine) +
+       ", joins: " + std::to_string(n_join) + ", tasks: " + std::to_string(tasks.size()) + "\n";
+  return s;
+}
+
+} // namespace chunked::plan

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+// The planner (planner internals): lowers requested arrays to the block tasks of one Plan. Its
+// passes live one per file: planner.cpp (requests, materialisation order, task bookkeeping),
+// elementwise_tasks.cpp (a program's tasks over a grid), reads.cpp and gathers.cpp (what a task
+// reads, aligned to the blocks it reads from), reduction.cpp (stage and combine tree of a
+// reduction), shared_moments.cpp (one moments pass serving several mean, var and std).
+#pragma once
+
+#include "index_maps.hpp"
+#include "lowering.hpp"
+
+#include <chunked/core/chunk_grid.hpp>
+#include <chunked/graph/node.hpp>
+#include <chunked/plan/plan.hpp>
+#include <chunked/plan/task_split.hpp>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace chunked::plan::detail {
+
+/// Bit k set for each axis k in `axes`.
+inline std::uint32_t axes_mask(const std::vector<index_t>& axes) {
+  std::uint32_t mask = 0;
+  for (index_t a : axes)
+    mask |= 1u << a;
+  return mask;
+}
+
+class Planner {
+public:
+  explicit Planner(const TaskSplit& split) : split_(split) {}
+
+  Plan plan;
+
+  /// Plans one requested array after those requested before it.
+  void request(const Request& r);
+  /// Reductions that share one moments pass: (input, reduced-axes mask) pairs reduced by `mean`,
+  /// `var` or `std` more than once in the requested graphs, at least once by var or std.
+  void find_shared_moments(const std::vector<Request>& requests);
+
+private:
+  // ---- planner.cpp: materialisation order and task bookkeeping
+
+  /// The program computing n's blocks (n itself unless its blocks already exist in memory or
+  /// come from a reduction: then the program copies them), with intermediates stored where one
+  /// program would pass the caps.
+  Body lower_root(const graph::NodePtr& n);
+  /// Plans every materialised node that `body` reads and all they read in turn, each before its
+  /// readers, with an explicit stack: chains of stored intermediates may be any length.
+  void materialize_reads(const Body& body);
+  /// The program a materialised node's blocks are computed by (empty for stored data).
+  Body materialize_program(const graph::NodePtr& n);
+  /// The tasks of a materialised node from its program, once what that reads is planned.
+  std::vector<InputRef> materialize_tasks(const graph::NodePtr& n, Body body);
+  std::uint32_t add_stage(Body body, const ChunkGrid& grid);
+  /// Refuses, before making any, the tasks of n over `grid` (up to `per_box` per box of it)
+  /// where they would not fit in memory or in a TaskId.
+  void expect_tasks(const graph::Node& n, const ChunkGrid& grid, std::uint64_t per_box) const;
+  TaskId add_task(Task t, std::vector<TaskId> deps);
+  /// A combine task of combines[comb] over `parts` (in that order) for output block `block`.
+  TaskId add_combine_task(std::uint32_t comb, index_t block, const std::vector<TaskId>& parts,
+                          const Output& output);
+  /// A task running stage's program on one block, with its stored-leaf inputs resolved.
+  TaskId add_program_task(std::uint32_t stage, index_t block, const Output& output);
+
+  // ---- reads.cpp, gathers.cpp: what a program task reads
+
+  void add_program_inputs(std::uint32_t stage, index_t block, std::vector<TaskId>& deps);
+  /// The buffer a stored leaf reads over the box at `origin` of `extent`, and in `map` its
+  /// index map into that buffer; the tasks it waits for are added to `deps`.
+  InputRef resolve_read(const StoredLeafInfo& info, const std::array<index_t, max_ndim>& origin,
+                        const std::array<index_t, max_ndim>& extent, int ndim, AffineMap& map,
+                        std::vector<TaskId>& deps);
+  /// The gather task copying the box of src at `lo` of extents `rext` (spanning its blocks
+  /// `blo` to `bhi`) into one C-order buffer, made once per box.
+  TaskId add_gather(const graph::Node& src, const std::vector<index_t>& lo,
+                    const std::vector<index_t>& rext, const std::vector<index_t>& blo,
+                    const std::vector<index_t>& bhi);
+
+  // ---- elementwise_tasks.cpp
+
+  /// The tasks computing n's blocks (buffer outputs) or writing n into a destination by n's
+  /// program `body`; where the split asks for more tasks than blocks, each block is cut into
+  /// pieces.
+  std::vector<InputRef> plan_elementwise(const graph::NodePtr& n, Body body,
+                                         const Output& out_template, std::vector<TaskId>* task_ids);
+  /// The pieces of each of n's blocks over the finer `grid` of `stage`, then a join per block.
+  std::vector<InputRef> plan_pieces(const graph::Node& n, std::uint32_t stage,
+                                    const ChunkGrid& grid, std::vector<TaskId>* task_ids);
+
+  // ---- reduction.cpp
+
+  std::vector<InputRef> plan_reduce(const graph::NodePtr& n, Body body);
+  /// The stage and combine tree of reducing `in` (by its program `body`) by `op` over the axes
+  /// in `mask`: per output block (kept-axis block indices in C order), the root combine task,
+  /// which finalizes into `comb.result` when `final` and otherwise leaves the combined partial.
+  std::vector<TaskId> plan_reduce_tree(const graph::NodePtr& in, Body body,
+                                       const graph::ReduceParams& p, std::uint32_t mask,
+                                       DType result_dtype, Combine comb, bool final);
+
+  // ---- shared_moments.cpp
+
+  using MomentsKey = std::pair<const graph::Node*, std::uint32_t>;
+  /// The shared moments pass n (a reduction) belongs to, or nullptr.
+  std::vector<TaskId>* shared_moments(const graph::Node& n);
+  /// n's values finalized from the shared moments pass `roots` (planned first if it is not yet,
+  /// from `body`), with combine parameters `comb`.
+  std::vector<InputRef> plan_from_moments(const graph::NodePtr& n, Body body, Combine comb,
+                                          std::vector<TaskId>& roots);
+
+  std::map<MomentsKey, std::vector<TaskId>> moments_roots_; ///< shared keys; roots once planned
+  std::unordered_map<const graph::Node*, std::vector<InputRef>> blocks_of_;
+  std::vector<std::vector<StoredLeafInfo>> stage_reads_;
+  ForcedSet forced_;
+  std::map<std::tuple<const graph::Node*, std::vector<index_t>, std::vector<index_t>>, TaskId>
+      gathers_;
+  TaskSplit split_;
+};
+
+} // namespace chunked::plan::detail

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reductions: a stage of partial tasks over the input's grid (cut along the reduced axes only),
+// and per output block a fixed combine tree of them (reduction_tree.hpp).
+#include "planner.hpp"
+#include "reduction_tree.hpp"
+
+#include <chunked/core/checked.hpp>
+#include <chunked/plan/partial.hpp>
+
+#include <vector>
+
+namespace chunked::plan::detail {
+
+std::vector<InputRef> Planner::plan_reduce(const graph::NodePtr& n, Body body) {
+  const auto& p = n->as<graph::ReduceParams>();
+  const graph::NodePtr& in = n->inputs[0];
+  Combine comb;
+  comb.op = p.op;
+  comb.result = p.op;
+  comb.input = in->dtype;
+  comb.ddof = p.ddof;
+  comb.count = 1;
+  for (index_t a : p.axes)
+    comb.count *= in->shape.extents()[a];
+  if (std::vector<TaskId>* moments = shared_moments(*n))
+    return plan_from_moments(n, std::move(body), comb, *moments);
+  std::vector<InputRef> refs;
+  for (TaskId root :
+       plan_reduce_tree(in, std::move(body), p, axes_mask(p.axes), n->dtype, comb, true))
+    refs.push_back(InputRef{InputRef::Kind::task, root, nullptr});
+  return refs;
+}
+
+std::vector<TaskId> Planner::plan_reduce_tree(const graph::NodePtr& in, Body body,
+                                              const graph::ReduceParams& p, std::uint32_t mask,
+                                              DType result_dtype, Combine comb, bool final) {
+  const int nd = static_cast<int>(in->shape.ndim());
+  body.prog.sink.kind = Sink::Kind::reduce;
+  body.prog.sink.op = p.op;
+  body.prog.sink.reduced_axes = mask;
+  // Cutting reduced axes only: the kept axes, and so the output blocks, stay the input's.
+  const ChunkGrid grid = split_for_tasks(in->grid, mask, split_);
+  // A task per box of the grid, and fewer combines than that.
+  expect_tasks(*in, grid, 2);
+  const std::uint32_t stage = add_stage(std::move(body), grid);
+  plan.stages[stage].reduce_flat_index = p.flat_index;
+  plan.stages[stage].reduce_input_strides = in->shape.strides();
+
+  plan.combines.push_back(comb);
+  const auto comb_index = static_cast<std::uint32_t>(plan.combines.size() - 1);
+
+  // Input blocks grouped by output block: kept-axis block indices select the group, reduced-axis
+  // block indices (C order) order its members.
+  const auto per_axis = grid.blocks_per_axis();
+  std::vector<index_t> kept_blocks, red_blocks;
+  for (int k = 0; k < nd; ++k)
+    ((mask >> k) & 1u ? red_blocks : kept_blocks).push_back(per_axis[k]);
+  const index_t n_groups = c_order(kept_blocks).elements;
+  const index_t n_members = c_order(red_blocks).elements;
+
+  std::vector<TaskId> roots;
+  std::vector<index_t> kept(kept_blocks.size()), red(red_blocks.size());
+  std::vector<index_t> bidx(static_cast<std::size_t>(nd));
+  for (index_t g = 0; g < n_groups; ++g) {
+    unflatten(g, kept_blocks, kept);
+    index_t entries = 1;
+    for (int k = 0, kk = 0; k < nd; ++k)
+      if (!((mask >> k) & 1u))
+        entries *= grid.lengths(k)[kept[kk++]];
+    // Backends allocate entries * words * 8 bytes per partial: refuse a count that wraps.
+    (void)chunked::detail::checked_mul(
+        entries, index_t{8} * partial_layout(p.op, in->dtype).words,
+        "the partial states of one block, in bytes (use smaller chunks)");
+    const Output partial{Output::Kind::partial, in->dtype, entries, -1};
+    auto partial_task = [&](index_t member) {
+      unflatten(member, red_blocks, red);
+      for (int k = 0, kk = 0, rr = 0; k < nd; ++k)
+        bidx[k] = (mask >> k) & 1u ? red[rr++] : kept[kk++];
+      return add_program_task(stage, grid.block_number(bidx), partial);
+    };
+    auto combine_task = [&](const std::vector<TaskId>& parts, bool root) {
+      return add_combine_task(
+          comb_index, g, parts,
+          root && final ? Output{Output::Kind::buffer, result_dtype, entries, -1} : partial);
+    };
+    roots.push_back(build_combine_tree(n_members, static_cast<index_t>(combine_fanin), partial_task,
+                                       combine_task));
+  }
+  return roots;
+}
+
+} // namespace chunked::plan::detail
