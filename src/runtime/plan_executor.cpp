@@ -33,8 +33,7 @@ std::optional<plan::TaskId> destination_copy(const plan::Plan& plan, plan::TaskI
     return std::nullopt;
   const plan::TaskId id = consumers[0];
   const plan::Task& task = plan.tasks[id];
-  if (task.kind != plan::TaskKind::program ||
-      task.output.kind != plan::Output::Kind::destination ||
+  if (task.kind != plan::TaskKind::program || task.output.kind != plan::Output::Kind::destination ||
       task.inputs_end - task.inputs_begin != 1)
     return std::nullopt;
   const plan::InputRef& ref = plan.inputs[task.inputs_begin].ref;

@@ -78,9 +78,8 @@ TEST(PlanExecutor, OutputBytesCountValuesOrPartialEntries) {
   const plan::Output partials{plan::Output::Kind::partial, DType::float32, 10, -1};
   EXPECT_EQ(runtime::output_bytes(partials, plan::ReduceOp::sum), 80u);
   EXPECT_EQ(runtime::output_bytes(partials, plan::ReduceOp::var),
-            80u * static_cast<std::size_t>(plan::partial_layout(plan::ReduceOp::var,
-                                                                DType::float32)
-                                               .words));
+            80u * static_cast<std::size_t>(
+                      plan::partial_layout(plan::ReduceOp::var, DType::float32).words));
 }
 
 // x.sum().item() and a reduction's to_host(): the finalized values are only copied into the
@@ -114,8 +113,8 @@ TEST(PlanExecutor, ReductionsComputedFurtherOrCutAreNotCopies) {
   // A destination written by several tasks (the CPU's split) reads each combine in pieces.
   const auto big = rng.normal<double>(Shape{1 << 10, 1 << 10}, Chunks{1 << 10, 1 << 9});
   std::vector<double> columns(1 << 10);
-  const auto cut = copies_of(plan_into(big.sum(Axes{0}).node(), columns.data(),
-                                       plan::TaskSplit{64, 1, 1}));
+  const auto cut =
+      copies_of(plan_into(big.sum(Axes{0}).node(), columns.data(), plan::TaskSplit{64, 1, 1}));
   ASSERT_FALSE(cut.empty());
   for (const long c : cut)
     EXPECT_EQ(c, -1);

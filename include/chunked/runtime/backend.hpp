@@ -34,9 +34,8 @@ public:
   /// Runs every task of `plan`. `devices` is usable_devices() as counted when the backend was
   /// resolved for this computation. Returns, per task, the buffers of result tasks (persist);
   /// BackendError or OutOfMemory on failure, after every other task has stopped.
-  virtual std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan,
-                                                       const ComputeOptions& options,
-                                                       int devices) const = 0;
+  virtual std::vector<std::shared_ptr<Buffer>>
+  execute(plan::Plan& plan, const ComputeOptions& options, int devices) const = 0;
 
   /// Host memory of `bytes` that this backend reads fastest (page-locked for CUDA), written by
   /// `fill` when given.

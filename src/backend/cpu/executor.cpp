@@ -72,8 +72,7 @@ private:
     outputs_[id] = make_host_buffer(bytes);
     for (const auto& piece : plan_.gathers[task.index]) {
       const void* in = pointer(piece.source);
-      cpu::run_program(piece.program, std::span<const void* const>(&in, 1),
-                       outputs_[id]->data());
+      cpu::run_program(piece.program, std::span<const void* const>(&in, 1), outputs_[id]->data());
     }
   }
 

@@ -12,8 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -311,8 +311,8 @@ private:
     DeviceGuard guard(device);
     CHUNKED_CUDA_TRY(cudaFree(nullptr), device, "(making the primary context current)");
     CUmodule module = nullptr;
-    check_driver(driver().module_load_data(&module, image.data.data()), "cuModuleLoadData",
-                 device, key);
+    check_driver(driver().module_load_data(&module, image.data.data()), "cuModuleLoadData", device,
+                 key);
     return std::make_unique<Module>(module, device);
   }
 

@@ -83,6 +83,14 @@ public:
       });
     for (const plan::Destination& dst : plan_.destinations)
       pinned_destination_.push_back(static_cast<char>(is_pinned(dst.data)));
+    // Values that a copy task would only move into a caller's destination (x.sum().item()) go
+    // there straight from their combine's finalize: no store kernel, no second device block.
+    BlockProgram copy;
+    for (std::size_t t = 0; t < plan_.tasks.size(); ++t)
+      if (plan_.tasks[t].kind == TaskKind::combine)
+        if (const auto to =
+                runtime::destination_copy(plan_, static_cast<plan::TaskId>(t), consumers_[t], copy))
+          written_by_combine_[*to] = 1;
   }
 
   /// After a failure: lets the work already queued finish before its buffers are freed (the
@@ -98,6 +106,8 @@ public:
 
   /// Per task, the worker (device slot) it is pinned to.
   const std::vector<int>& workers() const { return worker_; }
+  /// Per task, whether it runs nothing: a copy into a destination that its combine wrote.
+  const std::vector<std::uint8_t>& skipped() const { return written_by_combine_; }
 
   std::uint64_t run(runtime::TaskId id, int worker) override {
     DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
@@ -199,8 +209,8 @@ private:
 
   /// Launches `p` on the task's stream, writing to `out` (values for store sinks, partial words
   /// for reduce sinks).
-  static void run_kernel(DeviceSlot& d, const BlockProgram& p,
-                         std::span<const void* const> inputs, void* out) {
+  static void run_kernel(DeviceSlot& d, const BlockProgram& p, std::span<const void* const> inputs,
+                         void* out) {
     const Stream& s = d.stream();
     const bool reduce = p.sink.kind == plan::Sink::Kind::reduce;
     if (p.size() == 0) {
@@ -210,8 +220,7 @@ private:
     }
     const KernelSet set = kernel_set(p);
     const Module& m = program_module(d.id(), p, set);
-    kernel::ProgramArgs args =
-        make_args(p, inputs.data(), out, reduce ? scratch(d) : nullptr);
+    kernel::ProgramArgs args = make_args(p, inputs.data(), out, reduce ? scratch(d) : nullptr);
     void* params[] = {&args, nullptr};
     const unsigned threads = kernel::block_threads_host;
     if (!reduce) {
@@ -301,8 +310,8 @@ private:
     std::vector<const void*> inputs;
     for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
       inputs.push_back(device_pointer(d, plan_.combine_inputs[j]));
-    auto acc = d.memory.allocate(output_bytes(Output{Output::Kind::partial, c.input, n, -1}, c.op),
-                                 s);
+    auto acc =
+        d.memory.allocate(output_bytes(Output{Output::Kind::partial, c.input, n, -1}, c.op), s);
     combine_partials(c.op, c.input, inputs, acc->data(), n, s);
     if (task.output.kind == Output::Kind::partial) {
       outputs_[id] = std::move(acc);
@@ -310,14 +319,14 @@ private:
     }
     auto out = d.memory.allocate(output_bytes(task.output, c.op), s);
     finalize_partials(c.op, c.result, c.input, acc->data(), n, c.count, c.ddof, out->data(), s);
-    // Values that a copy task would only move into a caller's destination (x.sum().item()) go
-    // there straight from the finalize: no store kernel, no second device block.
-    thread_local BlockProgram copy;
-    if (const auto to = runtime::destination_copy(plan_, id, consumers_[id], copy)) {
+    const plan::TaskId to = consumers_[id].empty() ? 0 : consumers_[id][0];
+    if (consumers_[id].size() == 1 && written_by_combine_[to]) {
+      // Straight into the destination, where the copy task would have put the values.
+      thread_local BlockProgram copy;
+      plan_.instantiate(to, copy);
       const Scatter scatter = make_dense(copy);
-      download_into(d, plan_.tasks[*to].output.destination, std::move(out), n,
+      download_into(d, plan_.tasks[to].output.destination, std::move(out), n,
                     dtype_size(task.output.dtype), scatter);
-      written_by_combine_[*to] = 1;
       return;
     }
     outputs_[id] = std::move(out);
@@ -336,8 +345,8 @@ private:
   std::vector<std::vector<plan::TaskId>> consumers_;
   /// Per destination: page-locked host memory, which copies reach without staging.
   std::vector<char> pinned_destination_;
-  /// Per program task: its destination was written by the combine it copies (set by that
-  /// combine, which the task depends on, before the task runs).
+  /// Per program task: its destination is written by the combine it copies (which finalizes
+  /// into it), so the task itself runs nothing.
   std::vector<std::uint8_t> written_by_combine_;
 };
 
@@ -365,8 +374,8 @@ std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan& plan, const Compu
     if (task.kind == TaskKind::join)
       throw BackendError(pieces_unsupported);
   const std::vector<int> devices = select_devices(options, device_count);
-  prepare_modules(plan, devices);
   CudaExecutor exec(plan, devices, options);
+  prepare_modules(plan, devices, exec.skipped());
   runtime::run_plan(plan, exec, static_cast<int>(devices.size()), options, exec.workers());
   return exec.finish();
 }

@@ -15,7 +15,8 @@ const Module& program_module(int device, const plan::BlockProgram& program, Kern
                     [&] { return generate_source(program, set); });
 }
 
-void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices) {
+void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices,
+                     const std::vector<std::uint8_t>& skipped) {
   struct Job {
     std::string key;
     plan::BlockProgram program;
@@ -40,7 +41,7 @@ void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices) {
   std::vector<plan::TaskId> first(plan.stages.size(), ~plan::TaskId{0}), last = first;
   for (std::size_t t = 0; t < plan.tasks.size(); ++t) {
     const plan::Task& task = plan.tasks[t];
-    if (task.kind != plan::TaskKind::program)
+    if (task.kind != plan::TaskKind::program || skipped[t])
       continue;
     if (first[task.index] == ~plan::TaskId{0})
       first[task.index] = static_cast<plan::TaskId>(t);

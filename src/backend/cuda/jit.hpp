@@ -7,6 +7,7 @@
 #include <chunked/backend/cuda/compiler.hpp>
 #include <chunked/plan/plan.hpp>
 
+#include <cstdint>
 #include <vector>
 
 namespace chunked::cuda {
@@ -18,7 +19,9 @@ const Module& program_module(int device, const plan::BlockProgram& program, Kern
 /// several threads: NVRTC compiles one module on one thread, so a first run of a plan with
 /// several programs then waits for its slowest compile rather than for their sum. Tasks of one
 /// stage differ only in their box, so the kernel sets of its first and last blocks (the ragged
-/// edge) stand for all of them; a set met later compiles when first launched.
-void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices);
+/// edge) stand for all of them; a set met later compiles when first launched. Program tasks with
+/// `skipped[task]` set launch nothing and are left out.
+void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices,
+                     const std::vector<std::uint8_t>& skipped);
 
 } // namespace chunked::cuda

@@ -24,11 +24,11 @@ inline constexpr index_t max_grid = 8192;
 inline constexpr std::size_t default_scratch_bytes =
     static_cast<std::size_t>(max_reduce_parts) * 3 * 8;
 
-/// CUDA blocks of block_threads_host threads for n elements, per_thread each, within max_grid.
-inline unsigned grid_for(index_t n, index_t per_thread = 1) {
+/// CUDA blocks of block_threads_host threads for n elements, per_thread each, at most `most`.
+inline unsigned grid_for(index_t n, index_t per_thread = 1, index_t most = max_grid) {
   const index_t threads = kernel::block_threads_host;
   const index_t blocks = (n + threads * per_thread - 1) / (threads * per_thread);
-  return static_cast<unsigned>(std::clamp<index_t>(blocks, 1, max_grid));
+  return static_cast<unsigned>(std::clamp<index_t>(blocks, 1, most));
 }
 
 /// The launch of a reduction over every axis (program.hpp's reduce_all_kernel, then

@@ -62,8 +62,8 @@ DeviceMemory::StagingSlot& DeviceMemory::next_staging() {
 std::shared_ptr<Buffer> DeviceMemory::upload(const Buffer& host, const Stream& stream) {
   auto dev = allocate(host.bytes(), stream);
   if (dynamic_cast<const PinnedBuffer*>(&host)) {
-    CHUNKED_CUDA_TRY(cudaMemcpyAsync(dev->data(), host.data(), host.bytes(),
-                                     cudaMemcpyHostToDevice, stream.get()),
+    CHUNKED_CUDA_TRY(cudaMemcpyAsync(dev->data(), host.data(), host.bytes(), cudaMemcpyHostToDevice,
+                                     stream.get()),
                      device_, fmt::format("(upload of {} bytes)", host.bytes()));
     return dev;
   }
@@ -72,8 +72,8 @@ std::shared_ptr<Buffer> DeviceMemory::upload(const Buffer& host, const Stream& s
     const std::size_t n = std::min(staging_bytes, host.bytes() - off);
     StagingSlot& slot = next_staging();
     std::memcpy(slot.buffer->data(), src + off, n);
-    CHUNKED_CUDA_TRY(cudaMemcpyAsync(static_cast<char*>(dev->data()) + off, slot.buffer->data(),
-                                     n, cudaMemcpyHostToDevice, stream.get()),
+    CHUNKED_CUDA_TRY(cudaMemcpyAsync(static_cast<char*>(dev->data()) + off, slot.buffer->data(), n,
+                                     cudaMemcpyHostToDevice, stream.get()),
                      device_, fmt::format("(upload of {} bytes)", n));
     slot.copied->record(stream);
   }
@@ -82,11 +82,11 @@ std::shared_ptr<Buffer> DeviceMemory::upload(const Buffer& host, const Stream& s
 
 std::shared_ptr<Buffer> DeviceMemory::copy_from_peer(const Buffer& source, const Stream& stream) {
   auto dev = allocate(source.bytes(), stream);
-  CHUNKED_CUDA_TRY(cudaMemcpyPeerAsync(dev->data(), device_, source.data(),
-                                       source.space().device, source.bytes(), stream.get()),
-                   device_,
-                   fmt::format("(copy of {} bytes from device {})", source.bytes(),
-                               source.space().device));
+  CHUNKED_CUDA_TRY(
+      cudaMemcpyPeerAsync(dev->data(), device_, source.data(), source.space().device,
+                          source.bytes(), stream.get()),
+      device_,
+      fmt::format("(copy of {} bytes from device {})", source.bytes(), source.space().device));
   return dev;
 }
 
@@ -164,20 +164,19 @@ void DeviceMemory::download(const void* block, index_t size, std::size_t esize,
   for (index_t t0 = 0; t0 < size; t0 += piece) {
     const index_t t1 = std::min(size, t0 + piece);
     StagingSlot& slot = next_staging();
-    CHUNKED_CUDA_TRY(cudaMemcpyAsync(slot.buffer->data(), from + t0 * static_cast<index_t>(esize),
-                                     static_cast<std::size_t>(t1 - t0) * esize,
-                                     cudaMemcpyDeviceToHost, stream.get()),
-                     device_,
-                     fmt::format("(copy of {} bytes to the host)",
-                                 static_cast<std::size_t>(t1 - t0) * esize));
+    CHUNKED_CUDA_TRY(
+        cudaMemcpyAsync(slot.buffer->data(), from + t0 * static_cast<index_t>(esize),
+                        static_cast<std::size_t>(t1 - t0) * esize, cudaMemcpyDeviceToHost,
+                        stream.get()),
+        device_,
+        fmt::format("(copy of {} bytes to the host)", static_cast<std::size_t>(t1 - t0) * esize));
     slot.copied->record(stream);
     const auto* src = static_cast<const char*>(slot.buffer->data());
     slot.after_copy = [scatter, t0, t1, esize, dst, src] {
       for_each_row(scatter, t0, t1, [&](index_t offset, index_t step, index_t len, index_t j) {
         if (step == 1) {
           std::memcpy(dst + offset * static_cast<index_t>(esize),
-                      src + j * static_cast<index_t>(esize),
-                      static_cast<std::size_t>(len) * esize);
+                      src + j * static_cast<index_t>(esize), static_cast<std::size_t>(len) * esize);
         } else {
           for (index_t k = 0; k < len; ++k)
             std::memcpy(dst + (offset + k * step) * static_cast<index_t>(esize),
