@@ -1,95 +1,78 @@
 // SPDX-License-Identifier: Apache-2.0
-// The engine behind compute(), persist() and from_host(): plan, pick a backend, execute.
-#include <chunked/backend/cpu/executor.hpp>
-#include <chunked/backend/cuda/runtime_api.hpp>
+// The engine behind compute(), persist() and from_host(): resolve the backend once, plan with its
+// task split, execute.
 #include <chunked/core/memory_budget.hpp>
 #include <chunked/detail/engine.hpp>
 #include <chunked/plan/plan.hpp>
+#include <chunked/runtime/backend.hpp>
 #include <chunked/runtime/parallel_for.hpp>
 
 #include <algorithm>
 #include <cstring>
 #include <string>
-#include <unordered_map>
 
 namespace chunked {
 
-bool cuda_available() { return cuda::usable_device_count() > 0; }
+bool cuda_available() { return runtime::cuda_backend().usable_devices() > 0; }
 
 namespace detail {
 
 namespace {
 
-/// Blocks that persist() left on a GPU are copied to the host before a CPU run reads them; the
-/// copies live as long as the returned vector.
-std::vector<std::shared_ptr<Buffer>> host_copies_of_device_inputs(plan::Plan& plan) {
-  std::unordered_map<const Buffer*, std::shared_ptr<Buffer>> copies;
-  auto fix = [&](plan::InputRef& ref) {
-    if (ref.kind != plan::InputRef::Kind::stored ||
-        ref.stored->space().kind != MemorySpace::Kind::device)
-      return;
-    auto& copy = copies[ref.stored];
-    if (!copy)
-      copy = cuda::download(*ref.stored);
-    ref.stored = copy.get();
-  };
-  for (auto& in : plan.inputs)
-    fix(in.ref);
-  for (auto& pieces : plan.gathers)
-    for (auto& piece : pieces)
-      fix(piece.source);
-  std::vector<std::shared_ptr<Buffer>> keep;
-  keep.reserve(copies.size());
-  for (auto& [ptr, copy] : copies)
-    keep.push_back(std::move(copy));
-  return keep;
+/// The backend one computation runs on, resolved once, with the devices it counted then.
+struct Resolved {
+  const runtime::Backend& backend;
+  int devices;
+};
+
+/// The backend that `requested` names (Auto: CUDA when a device is visible, else the CPU);
+/// BackendError when it is unusable.
+Resolved resolve(BackendKind requested) {
+  const runtime::Backend& cpu = runtime::cpu_backend();
+  const runtime::Backend& cuda = runtime::cuda_backend();
+  switch (requested) {
+  case BackendKind::cpu:
+    break;
+  case BackendKind::automatic:
+    if (const int devices = cuda.usable_devices(); devices > 0)
+      return {cuda, devices};
+    break;
+  case BackendKind::cuda: {
+    if (!cuda.built())
+      throw BackendError("Cuda backend: this build of chunked has no CUDA support (configure with "
+                         "CHUNKED_ENABLE_CUDA=ON); use chunked::Auto for CPU fallback");
+    const int devices = cuda.usable_devices();
+    if (devices == 0)
+      throw BackendError(
+          "Cuda backend: no CUDA device is visible; use chunked::Auto for CPU fallback");
+    return {cuda, devices};
+  }
+  }
+  return {cpu, cpu.usable_devices()};
 }
 
-/// Runs a plan on a resolved backend; allocation failures of the run's own bookkeeping come out as
-/// OutOfMemory like those of its buffers.
-std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, BackendKind kind,
+/// Runs a plan on its resolved backend; allocation failures of the run's own bookkeeping come out
+/// as OutOfMemory like those of its buffers.
+std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, const Resolved& on,
                                              const ComputeOptions& options) {
-  const bool cuda = kind == BackendKind::cuda;
   return reporting_out_of_memory(
-      "running " + std::to_string(plan.tasks.size()) + " tasks on the " + (cuda ? "Cuda" : "Cpu") +
+      "running " + std::to_string(plan.tasks.size()) + " tasks on the " + on.backend.name() +
           " backend",
-      "free memory, or use smaller chunks so that fewer bytes are in flight at once", [&] {
-        if (cuda)
-          return cuda::execute(plan, options);
-        const auto host_copies = host_copies_of_device_inputs(plan);
-        return cpu::execute(plan, options);
-      });
-}
-
-/// How the plan cuts work into tasks on a backend.
-plan::TaskSplit task_split_for(BackendKind kind) {
-  return kind == BackendKind::cpu ? cpu::task_split : plan::TaskSplit{};
+      "free memory, or use smaller chunks so that fewer bytes are in flight at once",
+      [&] { return on.backend.execute(plan, options, on.devices); });
 }
 
 } // namespace
 
 BackendKind resolve_backend(BackendKind requested) {
-  switch (requested) {
-  case BackendKind::cpu:
-    return BackendKind::cpu;
-  case BackendKind::automatic:
-    return cuda_available() ? BackendKind::cuda : BackendKind::cpu;
-  case BackendKind::cuda:
-    if (!cuda::built())
-      throw BackendError("Cuda backend: this build of chunked has no CUDA support (configure with "
-                         "CHUNKED_ENABLE_CUDA=ON); use chunked::Auto for CPU fallback");
-    if (!cuda_available())
-      throw BackendError(
-          "Cuda backend: no CUDA device is visible; use chunked::Auto for CPU fallback");
-    return BackendKind::cuda;
-  }
-  return BackendKind::cpu;
+  return &resolve(requested).backend == &runtime::cuda_backend() ? BackendKind::cuda
+                                                                 : BackendKind::cpu;
 }
 
 void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
                   const ComputeOptions& options) {
   validate(options);
-  const BackendKind kind = resolve_backend(backend);
+  const Resolved on = resolve(backend);
   // Empty arrays have nothing to compute, but they run an empty plan on the backend all the same,
   // so that its options and devices are checked as for any other array.
   std::vector<plan::Request> requests;
@@ -102,19 +85,19 @@ void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
     r.destination = plan::Destination{t.data, t.node->dtype, t.node->shape, MemorySpace{}};
     requests.push_back(std::move(r));
   }
-  plan::Plan p = plan::make_plan(requests, task_split_for(kind));
-  execute(p, kind, options);
+  plan::Plan p = plan::make_plan(requests, on.backend.task_split());
+  execute(p, on, options);
 }
 
 graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend,
                        const ComputeOptions& options) {
   validate(options);
-  const BackendKind kind = resolve_backend(backend);
+  const Resolved on = resolve(backend);
   plan::Request r;
   r.node = node;
   r.kind = plan::Request::Kind::blocks;
-  plan::Plan p = plan::make_plan({r}, task_split_for(kind));
-  auto outputs = execute(p, kind, options);
+  plan::Plan p = plan::make_plan({r}, on.backend.task_split());
+  auto outputs = execute(p, on, options);
   auto data = std::make_shared<graph::StoredData>();
   data->dtype = node->dtype;
   data->grid = node->grid;
@@ -125,7 +108,10 @@ graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend,
 
 graph::NodePtr store_host_data(const void* data, DType dtype, const Shape& shape,
                                const std::vector<index_t>& chunks, BackendKind backend) {
-  const bool pinned = backend != BackendKind::cpu && cuda_available();
+  // The memory of the backend that will read the blocks; from_host on Cuda without a device
+  // still succeeds (in host memory), and the computation reading it says why it cannot run.
+  const runtime::Backend& reader =
+      resolve(backend == BackendKind::cpu ? BackendKind::cpu : BackendKind::automatic).backend;
   auto stored = std::make_shared<graph::StoredData>();
   stored->dtype = dtype;
   stored->grid = ChunkGrid(shape, chunks);
@@ -164,14 +150,7 @@ graph::NodePtr store_host_data(const void* data, DType dtype, const Shape& shape
       }
     };
     // The CUDA backend's blocks are written before they are page-locked (the faster order).
-    std::shared_ptr<Buffer> buf;
-    if (pinned) {
-      buf = cuda::make_transfer_buffer(bytes, fill);
-    } else {
-      buf = make_host_buffer(bytes);
-      fill(buf->data());
-    }
-    stored->blocks[b] = std::move(buf);
+    stored->blocks[b] = reader.host_buffer(bytes, fill);
   };
   // Blocks are allocated (and page-locked) and copied on several threads once there is enough to
   // copy: one thread moves a few GB/s into fresh pages, well under what the memory allows.

@@ -8,7 +8,7 @@ namespace chunked::cuda {
 
 bool built() { return false; }
 int usable_device_count() { return 0; }
-std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan&, const ComputeOptions&) {
+std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan&, const ComputeOptions&, int) {
   throw BackendError("Cuda backend: this build of chunked has no CUDA support; use chunked::Auto "
                      "for CPU fallback");
 }

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// CPU executor: maps plan tasks to interpreter calls, owns intermediate buffers until released.
+// CPU executor: maps plan tasks to interpreter calls, owns intermediate buffers until released;
+// and the CPU backend behind runtime::cpu_backend().
 #include <chunked/backend/cpu/executor.hpp>
 #include <chunked/backend/cpu/interpreter.hpp>
 #include <chunked/backend/cpu/partials.hpp>
 #include <chunked/plan/partial.hpp>
-#include <chunked/runtime/scheduler.hpp>
-#include <chunked/runtime/task_graph.hpp>
+#include <chunked/runtime/backend.hpp>
+#include <chunked/runtime/plan_executor.hpp>
 
 #include <cstring>
 #include <mutex>
+#include <unordered_map>
 
 namespace chunked::cpu {
 
@@ -17,37 +19,11 @@ namespace {
 using plan::InputRef;
 using plan::Output;
 using plan::PartialWord;
-using plan::TaskKind;
+using runtime::output_bytes;
 
-std::size_t output_bytes(const Output& out, plan::ReduceOp op) {
-  if (out.kind == Output::Kind::partial)
-    return static_cast<std::size_t>(out.elements) * 8u *
-           static_cast<std::size_t>(plan::partial_layout(op, out.dtype).words);
-  return static_cast<std::size_t>(out.elements) * dtype_size(out.dtype);
-}
-
-class CpuExecutor final : public runtime::TaskExecutor {
+class CpuExecutor final : public runtime::PlanExecutor {
 public:
-  explicit CpuExecutor(const plan::Plan& plan) : plan_(plan), outputs_(plan.tasks.size()) {}
-
-  std::uint64_t run(runtime::TaskId id, int) override {
-    const plan::Task& task = plan_.tasks[id];
-    switch (task.kind) {
-    case TaskKind::program:
-      run_program_task(id, task);
-      break;
-    case TaskKind::gather:
-      run_gather(id, task);
-      break;
-    case TaskKind::combine:
-      run_combine(id, task);
-      break;
-    case TaskKind::join:
-      block_buffer(id, task.output);
-      break; // its pieces wrote it
-    }
-    return plan_.work_bytes(id);
-  }
+  explicit CpuExecutor(const plan::Plan& plan) : PlanExecutor(plan), outputs_(plan.tasks.size()) {}
 
   void release(runtime::TaskId id) override { outputs_[id].reset(); }
 
@@ -58,7 +34,7 @@ private:
     return ref.kind == InputRef::Kind::stored ? ref.stored->data() : outputs_[ref.task]->data();
   }
 
-  void run_program_task(runtime::TaskId id, const plan::Task& task) {
+  void run_program(runtime::TaskId id, const plan::Task& task, int) override {
     thread_local plan::BlockProgram program;
     thread_local std::vector<const void*> inputs;
     plan_.instantiate(id, program);
@@ -74,7 +50,11 @@ private:
       outputs_[id] = make_host_buffer(output_bytes(task.output, program.sink.op));
       out = outputs_[id]->data();
     }
-    run_program(program, inputs, out);
+    cpu::run_program(program, inputs, out);
+  }
+
+  void run_join(runtime::TaskId id, const plan::Task& task, int) override {
+    block_buffer(id, task.output); // its pieces wrote it
   }
 
   /// The buffer of a block cut into pieces, held by its join task: allocated by whichever piece
@@ -87,21 +67,20 @@ private:
     return buffer.get();
   }
 
-  void run_gather(runtime::TaskId id, const plan::Task& task) {
+  void run_gather(runtime::TaskId id, const plan::Task& task, int) override {
     const std::size_t bytes = output_bytes(task.output, plan::ReduceOp::sum);
     outputs_[id] = make_host_buffer(bytes);
     for (const auto& piece : plan_.gathers[task.index]) {
       const void* in = pointer(piece.source);
-      run_program(piece.program, std::span<const void* const>(&in, 1), outputs_[id]->data());
+      cpu::run_program(piece.program, std::span<const void* const>(&in, 1), outputs_[id]->data());
     }
   }
 
-  void run_combine(runtime::TaskId id, const plan::Task& task) {
+  void run_combine(runtime::TaskId id, const plan::Task& task, int) override {
     const plan::Combine& c = plan_.combines[task.index];
     const index_t n = task.output.elements;
-    const auto layout = plan::partial_layout(c.op, c.input);
     const std::size_t partial_bytes =
-        static_cast<std::size_t>(n) * 8u * static_cast<std::size_t>(layout.words);
+        output_bytes(Output{Output::Kind::partial, c.input, n, -1}, c.op);
     const auto* first =
         static_cast<const PartialWord*>(pointer(plan_.combine_inputs[task.inputs_begin]));
     std::shared_ptr<Buffer> acc;
@@ -123,26 +102,82 @@ private:
       outputs_[id] = std::move(acc);
       return;
     }
-    const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(task.output.dtype);
-    outputs_[id] = make_host_buffer(bytes);
+    outputs_[id] = make_host_buffer(output_bytes(task.output, c.op));
     finalize_partials(c.op, c.result, c.input, result, n, c.count, c.ddof, outputs_[id]->data());
   }
 
-  const plan::Plan& plan_;
   std::vector<std::shared_ptr<Buffer>> outputs_;
   std::mutex blocks_mutex_; ///< block_buffer's allocations
+};
+
+/// Blocks that persist() left in another backend's memory (a GPU) are copied to the host before
+/// a CPU run reads them; the copies live as long as the returned vector.
+std::vector<std::shared_ptr<Buffer>> host_copies_of_stored_inputs(plan::Plan& plan) {
+  std::unordered_map<const Buffer*, std::shared_ptr<Buffer>> copies;
+  auto fix = [&](InputRef& ref) {
+    if (ref.kind != InputRef::Kind::stored || ref.stored->space().kind == MemorySpace::Kind::host)
+      return;
+    auto& copy = copies[ref.stored];
+    if (!copy)
+      copy = runtime::backend_of(ref.stored->space()).to_host(*ref.stored);
+    ref.stored = copy.get();
+  };
+  for (auto& in : plan.inputs)
+    fix(in.ref);
+  for (auto& pieces : plan.gathers)
+    for (auto& piece : pieces)
+      fix(piece.source);
+  std::vector<std::shared_ptr<Buffer>> keep;
+  keep.reserve(copies.size());
+  for (auto& [ptr, copy] : copies)
+    keep.push_back(std::move(copy));
+  return keep;
+}
+
+class CpuBackend final : public runtime::Backend {
+public:
+  const char* name() const override { return "Cpu"; }
+  bool built() const override { return true; }
+  int usable_devices() const override { return 1; }
+  plan::TaskSplit task_split() const override { return cpu::task_split; }
+  std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, const ComputeOptions& options,
+                                               int) const override {
+    const auto host_copies = host_copies_of_stored_inputs(plan);
+    return cpu::execute(plan, options);
+  }
+  std::shared_ptr<Buffer> host_buffer(std::size_t bytes,
+                                      const std::function<void(void*)>& fill) const override {
+    auto buffer = make_host_buffer(bytes);
+    if (fill)
+      fill(buffer->data());
+    return buffer;
+  }
+  std::shared_ptr<Buffer> to_host(const Buffer& buffer) const override {
+    if (buffer.space().kind != MemorySpace::Kind::host)
+      throw BackendError("Cpu backend: a buffer in device memory is not the CPU backend's to copy");
+    auto copy = make_host_buffer(buffer.bytes());
+    if (buffer.bytes() > 0)
+      std::memcpy(copy->data(), buffer.data(), buffer.bytes());
+    return copy;
+  }
 };
 
 } // namespace
 
 std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan& plan,
                                              const ComputeOptions& options) {
-  runtime::TaskGraph graph;
-  for (std::size_t i = 0; i < plan.tasks.size(); ++i)
-    graph.add(plan.deps[i], -1, plan.tasks[i].kind == TaskKind::program);
   CpuExecutor exec(plan);
-  runtime::run_graph(graph, exec, runtime::default_num_threads(options), options);
+  runtime::run_plan(plan, exec, runtime::default_num_threads(options), options);
   return exec.take_outputs();
 }
 
 } // namespace chunked::cpu
+
+namespace chunked::runtime {
+
+const Backend& cpu_backend() {
+  static const cpu::CpuBackend backend;
+  return backend;
+}
+
+} // namespace chunked::runtime

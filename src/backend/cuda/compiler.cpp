@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// NVRTC compilation, the module caches, and driver-API launches (reached through the runtime's
+// NVRTC compilation, the one module cache, and driver-API launches (reached through the runtime's
 // entry-point query, so the library needs no link-time dependency on libcuda).
 #include <chunked/backend/cuda/compiler.hpp>
 #include <chunked/config.hpp>
@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -237,56 +238,57 @@ CUfunction Module::function(const char* name) const {
 }
 
 namespace {
-/// The image of one source for one architecture, made once: the first caller compiles it (or
-/// reads it from disk) while callers for other sources go on in parallel, and callers for the
-/// same source wait for it.
-struct ImageEntry {
-  std::once_flag once;
-  Image image;
-};
-} // namespace
 
-namespace {
-std::mutex& modules_mutex() {
-  static std::mutex mutex;
-  return mutex;
-}
-/// Loaded modules by device and key, for find_module.
-std::map<std::pair<int, std::string>, const Module*>& modules_by_key() {
-  static std::map<std::pair<int, std::string>, const Module*> modules;
-  return modules;
-}
-} // namespace
-
-const Module* find_module(int device, const std::string& key) {
-  std::lock_guard lock(modules_mutex());
-  const auto& modules = modules_by_key();
-  const auto it = modules.find({device, key});
-  return it == modules.end() ? nullptr : it->second;
-}
-
-const Module& get_module(int device, const std::string& key, const std::string& source) {
-  std::mutex& mutex = modules_mutex();
-  static std::map<std::string, std::shared_ptr<ImageEntry>> images;              // by arch + source
-  static std::map<std::pair<int, std::string>, std::unique_ptr<Module>> modules; // by device
-
-  DeviceState& state = device_state(device);
-  const std::string arch = fmt::format("sm_{}{}", state.cc_major, state.cc_minor);
-  const std::string image_key = arch + "\n" + source;
-  std::shared_ptr<ImageEntry> entry;
-  {
-    std::lock_guard lock(mutex);
-    if (auto it = modules.find({device, image_key}); it != modules.end()) {
-      modules_by_key().try_emplace({device, key}, it->second.get());
-      return *it->second;
+/// The process's one module cache. Keys determine their source (codegen's module_key), so a
+/// loaded key needs no source text. Images are made once per architecture (devices of one model
+/// share them); modules are loaded once per device. Modules stay loaded for the life of the
+/// process.
+class ModuleCache {
+public:
+  const Module& get(int device, const std::string& key,
+                    const std::function<std::string()>& source) {
+    DeviceState& state = device_state(device);
+    const std::string arch = fmt::format("sm_{}{}", state.cc_major, state.cc_minor);
+    std::shared_ptr<ImageEntry> entry;
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = modules_.find({device, key}); it != modules_.end())
+        return *it->second;
+      auto& slot = images_[{arch, key}];
+      if (!slot)
+        slot = std::make_shared<ImageEntry>();
+      entry = slot;
     }
-    auto& slot = images[image_key];
+    // A compile that throws leaves the flag unset, so a later call tries again.
+    std::call_once(entry->once, [&] { entry->image = make_image(key, source(), arch); });
+    std::lock_guard lock(mutex_);
+    auto& slot = modules_[{device, key}];
     if (!slot)
-      slot = std::make_shared<ImageEntry>();
-    entry = slot;
+      slot = load(device, key, entry->image);
+    return *slot;
   }
-  // A compile that throws leaves the flag unset, so a later call tries again.
-  std::call_once(entry->once, [&] {
+
+  const Module* find(int device, const std::string& key) {
+    std::lock_guard lock(mutex_);
+    const auto it = modules_.find({device, key});
+    return it == modules_.end() ? nullptr : it->second.get();
+  }
+
+private:
+  /// The image of one source for one architecture, made once: the first caller compiles it (or
+  /// reads it from disk) while callers for other keys go on in parallel, and callers for the
+  /// same key wait for it.
+  struct ImageEntry {
+    std::once_flag once;
+    Image image;
+  };
+
+  /// From the disk cache, else compiled by NVRTC and stored there. The file is named by a hash
+  /// of the source text itself (with the architecture, NVRTC's version and the kernel headers),
+  /// so a changed code generator never loads a stale image.
+  static Image make_image(const std::string& key, const std::string& source,
+                          const std::string& arch) {
+    const std::string image_key = arch + "\n" + source;
     const std::string version = nvrtc_version();
     const std::uint64_t h1 =
         fnv1a(headers_fingerprint(), fnv1a(image_key + version, 0xcbf29ce484222325ull));
@@ -302,20 +304,38 @@ const Module& get_module(int device, const std::string& key, const std::string& 
       if (!path.empty())
         write_file(path, image);
     }
-    entry->image = std::move(image);
-  });
-  std::lock_guard lock(mutex);
-  if (auto it = modules.find({device, image_key}); it != modules.end())
-    return *it->second;
-  DeviceGuard guard(device);
-  CHUNKED_CUDA_TRY(cudaFree(nullptr), device, "(making the primary context current)");
-  CUmodule module = nullptr;
-  check_driver(driver().module_load_data(&module, entry->image.data.data()), "cuModuleLoadData",
-               device, key);
-  auto& slot = modules[{device, image_key}];
-  slot = std::make_unique<Module>(module, device);
-  modules_by_key()[{device, key}] = slot.get();
-  return *slot;
+    return image;
+  }
+
+  static std::unique_ptr<Module> load(int device, const std::string& key, const Image& image) {
+    DeviceGuard guard(device);
+    CHUNKED_CUDA_TRY(cudaFree(nullptr), device, "(making the primary context current)");
+    CUmodule module = nullptr;
+    check_driver(driver().module_load_data(&module, image.data.data()), "cuModuleLoadData", device,
+                 key);
+    return std::make_unique<Module>(module, device);
+  }
+
+  std::mutex mutex_;
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<ImageEntry>> images_;
+  std::map<std::pair<int, std::string>, std::unique_ptr<Module>> modules_;
+};
+
+ModuleCache& module_cache() {
+  // Never destroyed: modules must not be unloaded after the driver has shut down at exit.
+  static auto* cache = new ModuleCache;
+  return *cache;
+}
+
+} // namespace
+
+const Module& get_module(int device, const std::string& key,
+                         const std::function<std::string()>& source) {
+  return module_cache().get(device, key, source);
+}
+
+const Module* find_module(int device, const std::string& key) {
+  return module_cache().find(device, key);
 }
 
 namespace {

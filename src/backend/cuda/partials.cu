@@ -3,6 +3,8 @@
 #include <chunked/backend/cuda/kernel/partials.hpp>
 #include <chunked/backend/cuda/partials.hpp>
 
+#include "backend/cuda/launch_geometry.hpp"
+
 #include <string>
 
 namespace chunked::cuda {
@@ -58,10 +60,8 @@ __global__ void finalize_kernel(const i64* s, i64 n, i64 count, i64 ddof, T* out
   }
 }
 
-unsigned grid_for(index_t n) {
-  const index_t blocks = (n + 255) / 256;
-  return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > 4096 ? 4096 : blocks));
-}
+/// Grid-stride launches over partial entries: at most 4096 CUDA blocks of 256 threads.
+unsigned partials_grid(index_t n) { return grid_for(n, 1, 4096); }
 
 /// Calls f(Acc{}) with the device accumulator of `op` over `input` values.
 template <class F> void with_accumulator(ReduceOp op, DType input, F&& f) {
@@ -86,7 +86,7 @@ void init_partials(ReduceOp op, DType input, void* words, index_t n, const Strea
     return;
   with_accumulator(op, input, [&](auto acc) {
     using Acc = decltype(acc);
-    init_kernel<Acc><<<grid_for(n), 256, 0, stream.get()>>>(static_cast<i64*>(words), n);
+    init_kernel<Acc><<<partials_grid(n), 256, 0, stream.get()>>>(static_cast<i64*>(words), n);
   });
   check_launch(stream, "init_partials kernel launch", n);
 }
@@ -104,7 +104,8 @@ void combine_partials(ReduceOp op, DType input, std::span<const void* const> in,
         batch.p[batch.count++] = static_cast<const i64*>(out);
       while (batch.count < combine_launch_inputs && j < in.size())
         batch.p[batch.count++] = static_cast<const i64*>(in[j++]);
-      combine_kernel<Acc><<<grid_for(n), 256, 0, stream.get()>>>(batch, static_cast<i64*>(out), n);
+      combine_kernel<Acc>
+          <<<partials_grid(n), 256, 0, stream.get()>>>(batch, static_cast<i64*>(out), n);
       check_launch(stream, "combine_partials kernel launch", n);
     }
   });
@@ -121,7 +122,7 @@ void finalize_partials(ReduceOp op, ReduceOp result, DType input, const void* pa
   visit_dtype(plan::reduce_result_dtype(result, input), [&](auto tag) {
     using T = decltype(tag);
     T* o = static_cast<T*>(out);
-    const unsigned g = grid_for(n);
+    const unsigned g = partials_grid(n);
     cudaStream_t st = stream.get();
     switch (ops::reduce_finalize(result)) {
     case ops::Finalize::mean:

@@ -263,6 +263,17 @@ std::shared_ptr<Buffer> make_transfer_buffer(std::size_t bytes,
 
 namespace chunked::cuda {
 
+bool built() { return true; }
+
+int usable_device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
 std::shared_ptr<Buffer> download(const Buffer& device_buffer) {
   auto host = make_host_buffer(device_buffer.bytes());
   const int device = device_buffer.space().device;

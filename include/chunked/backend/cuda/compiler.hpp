@@ -7,6 +7,7 @@
 
 #include <cuda.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,15 +26,16 @@ private:
   int device_;
 };
 
-/// The module of `source` on `device`: from memory when this process compiled it before, else
-/// from the disk cache, else compiled by NVRTC for the device's architecture (sm_XX cubin) and
-/// stored in both. `key` names the source in error messages. Thread-safe. Modules stay loaded
-/// for the life of the process.
-const Module& get_module(int device, const std::string& key, const std::string& source);
+/// The module that `key` names on `device`, from the process's one module cache: loaded before,
+/// else made from the disk cache or compiled by NVRTC for the device's architecture (sm_XX cubin)
+/// and stored in both. `key` must determine the source (codegen's module_key does): `source` is
+/// called only when no device of this architecture has made the key's image yet, so a
+/// computation whose kernels are all loaded generates no source text. `key` names the source in
+/// error messages. Thread-safe. Modules stay loaded for the life of the process.
+const Module& get_module(int device, const std::string& key,
+                         const std::function<std::string()>& source);
 
-/// The module that get_module loaded on `device` under `key`, or nullptr: a lookup that needs
-/// no source, for keys that determine their source (codegen's module_key does), so that a
-/// computation whose kernels are all loaded generates no source text at all. Thread-safe.
+/// The module get_module loaded on `device` under `key`, or nullptr (same cache, no loading).
 const Module* find_module(int device, const std::string& key);
 
 /// Compiles `source` with NVRTC for `arch` (e.g. "sm_90") and returns the cubin; BackendError

@@ -17,10 +17,12 @@ namespace chunked::cuda {
 bool built();
 /// Devices that can run work now (0 without a CUDA build, a driver or a device).
 int usable_device_count();
-/// Runs every task of plan on the GPUs selected by options (one worker per device). Returns the
+/// Runs every task of plan on the GPUs selected by options (one worker per device);
+/// `device_count` is usable_device_count() as counted when the backend was resolved. Returns the
 /// outputs of result tasks (persist) as device buffers, indexed by task id; BackendError or
 /// OutOfMemory on failure, after every other task has stopped and memory is released.
-std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan& plan, const ComputeOptions& options);
+std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan& plan, const ComputeOptions& options,
+                                             int device_count);
 
 /// Host memory that device copies read and write at full speed and asynchronously: page-locked
 /// when a CUDA device is usable, else ordinary host memory. from_host uses it for arrays of the

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+// The backend interface: what only a backend can do (run a plan's tasks in its memory, hand out
+// host memory it reads fast, move its buffers to the host, cut work into tasks its way), and the
+// registry of the backends this library knows.
+#pragma once
+
+#include <chunked/core/buffer.hpp>
+#include <chunked/plan/plan.hpp>
+#include <chunked/runtime/compute_options.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace chunked::runtime {
+
+/// One way of running plans. The engine resolves a backend once per computation, plans with its
+/// task split and hands it the plan; everything a backend shares with the others (the task graph,
+/// output sizes, consumer lists, the dispatch on task kinds) lives in runtime/plan_executor.hpp.
+class Backend {
+public:
+  virtual ~Backend() = default;
+
+  /// "Cpu" or "Cuda", for messages.
+  virtual const char* name() const = 0;
+  /// Whether this build of chunked contains the backend.
+  virtual bool built() const = 0;
+  /// Devices that can run work now: 0 when the backend is unusable (the CPU counts as one).
+  virtual int usable_devices() const = 0;
+  /// How the planner cuts this backend's work into tasks (plan::make_plan's `split`).
+  virtual plan::TaskSplit task_split() const = 0;
+
+  /// Runs every task of `plan`. `devices` is usable_devices() as counted when the backend was
+  /// resolved for this computation. Returns, per task, the buffers of result tasks (persist);
+  /// BackendError or OutOfMemory on failure, after every other task has stopped.
+  virtual std::vector<std::shared_ptr<Buffer>>
+  execute(plan::Plan& plan, const ComputeOptions& options, int devices) const = 0;
+
+  /// Host memory of `bytes` that this backend reads fastest (page-locked for CUDA), written by
+  /// `fill` when given.
+  virtual std::shared_ptr<Buffer> host_buffer(std::size_t bytes,
+                                              const std::function<void(void*)>& fill) const = 0;
+  /// A host copy of a buffer held in this backend's memory (a block persist() left on a GPU);
+  /// BackendError when the backend holds no such memory.
+  virtual std::shared_ptr<Buffer> to_host(const Buffer& buffer) const = 0;
+};
+
+/// The CPU backend (always built).
+const Backend& cpu_backend();
+/// The CUDA backend; in a build without CUDA, one that is not built, has no device and says so.
+const Backend& cuda_backend();
+/// The backend whose memory `space` is (the CUDA backend for device memory).
+const Backend& backend_of(MemorySpace space);
+
+} // namespace chunked::runtime

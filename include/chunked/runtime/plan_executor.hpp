@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+// What every backend's executor shares: a plan's task graph, its tasks' output sizes, inputs and
+// consumers, the dispatch of a task on its kind, and the copies a finalize can write through.
+#pragma once
+
+#include <chunked/plan/partial.hpp>
+#include <chunked/plan/plan.hpp>
+#include <chunked/runtime/compute_options.hpp>
+#include <chunked/runtime/scheduler.hpp>
+#include <chunked/runtime/task_graph.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace chunked::runtime {
+
+/// Bytes of a task's output buffer: `out.elements` values of its dtype, or as many partial
+/// entries of `op` (the reduction that produces them) over inputs of its dtype.
+inline std::size_t output_bytes(const plan::Output& out, plan::ReduceOp op) {
+  if (out.kind == plan::Output::Kind::partial)
+    return static_cast<std::size_t>(out.elements) * 8u *
+           static_cast<std::size_t>(plan::partial_layout(op, out.dtype).words);
+  return static_cast<std::size_t>(out.elements) * dtype_size(out.dtype);
+}
+
+/// Calls f(const plan::InputRef&) for every buffer task `t` of `plan` reads, in order.
+template <class F> void for_each_input(const plan::Plan& plan, std::size_t t, F&& f) {
+  const plan::Task& task = plan.tasks[t];
+  switch (task.kind) {
+  case plan::TaskKind::program:
+    for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
+      f(plan.inputs[j].ref);
+    break;
+  case plan::TaskKind::gather:
+    for (const auto& piece : plan.gathers[task.index])
+      f(piece.source);
+    break;
+  case plan::TaskKind::combine:
+    for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
+      f(plan.combine_inputs[j]);
+    break;
+  case plan::TaskKind::join:
+    break; // its pieces wrote its buffer
+  }
+}
+
+/// Per task of `plan`, the tasks that depend on it, in increasing order.
+std::vector<std::vector<plan::TaskId>> consumer_lists(const plan::Plan& plan);
+
+/// The task graph of `plan`: its dependencies, each task pinned to `worker[task]` (any worker
+/// when `worker` is empty), program tasks counted as blocks for progress.
+TaskGraph task_graph(const plan::Plan& plan, std::span<const int> worker = {});
+
+/// When finalizing combine task `combine` produces values that its one consumer, a program task
+/// writing a caller's destination, only copies there unchanged and in the order the combine
+/// wrote them (`x.sum().item()`, a reduction's to_host()): that consumer, with its program in
+/// `copy` (whose sink map places value i of the combine in the destination). The backend then
+/// finalizes straight into the destination and the copy has nothing left to do. `consumers` is
+/// consumer_lists(plan)[combine].
+std::optional<plan::TaskId> destination_copy(const plan::Plan& plan, plan::TaskId combine,
+                                             std::span<const plan::TaskId> consumers,
+                                             plan::BlockProgram& copy);
+
+/// A backend's executor of plan tasks: the shared dispatch on plan::TaskKind, with the work of
+/// each kind left to the backend. Thread-safety as runtime::TaskExecutor asks.
+class PlanExecutor : public TaskExecutor {
+public:
+  explicit PlanExecutor(const plan::Plan& plan) : plan_(plan) {}
+
+  /// Runs the task's kind-specific work; returns its work bytes for progress.
+  std::uint64_t run(TaskId id, int worker) override {
+    dispatch(id, worker);
+    return plan_.work_bytes(id);
+  }
+
+protected:
+  /// Calls the member below that the task's kind names.
+  void dispatch(TaskId id, int worker);
+
+  /// A stage's program over one block (Plan::instantiate), into the task's output.
+  virtual void run_program(TaskId id, const plan::Task& task, int worker) = 0;
+  /// Copies of source pieces into one new buffer.
+  virtual void run_gather(TaskId id, const plan::Task& task, int worker) = 0;
+  /// Partials folded in order, then finalized unless the output is a partial.
+  virtual void run_combine(TaskId id, const plan::Task& task, int worker) = 0;
+  /// A block whose pieces (its dependencies) have been written.
+  virtual void run_join(TaskId id, const plan::Task& task, int worker) = 0;
+
+  const plan::Plan& plan_;
+};
+
+/// Runs every task of `plan` with `exec` on `workers` workers (see run_graph), tasks pinned as
+/// `worker` says (empty: any worker).
+void run_plan(const plan::Plan& plan, TaskExecutor& exec, int workers,
+              const ComputeOptions& options, std::span<const int> worker = {});
+
+} // namespace chunked::runtime

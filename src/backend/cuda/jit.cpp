@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// Modules of block programs, and a plan's compiles ahead of its run (jit.hpp).
+#include "backend/cuda/jit.hpp"
+
+#include <chunked/runtime/parallel_for.hpp>
+
+#include <string>
+#include <unordered_set>
+#include <utility>
+
+namespace chunked::cuda {
+
+const Module& program_module(int device, const plan::BlockProgram& program, KernelSet set) {
+  return get_module(device, module_key(program, set),
+                    [&] { return generate_source(program, set); });
+}
+
+void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices,
+                     const std::vector<std::uint8_t>& skipped) {
+  struct Job {
+    std::string key;
+    plan::BlockProgram program;
+    KernelSet set;
+  };
+  std::vector<Job> jobs;
+  std::unordered_set<std::string> seen;
+  auto add = [&](const plan::BlockProgram& p) {
+    if (p.size() == 0)
+      return; // launches nothing
+    const KernelSet set = kernel_set(p);
+    std::string key = module_key(p, set);
+    if (!seen.insert(key).second)
+      return;
+    // Only what some device has not loaded yet: a warm run compiles nothing and starts no thread.
+    for (int device : devices)
+      if (!find_module(device, key)) {
+        jobs.push_back(Job{std::move(key), p, set});
+        return;
+      }
+  };
+  std::vector<plan::TaskId> first(plan.stages.size(), ~plan::TaskId{0}), last = first;
+  for (std::size_t t = 0; t < plan.tasks.size(); ++t) {
+    const plan::Task& task = plan.tasks[t];
+    if (task.kind != plan::TaskKind::program || skipped[t])
+      continue;
+    if (first[task.index] == ~plan::TaskId{0})
+      first[task.index] = static_cast<plan::TaskId>(t);
+    last[task.index] = static_cast<plan::TaskId>(t);
+  }
+  plan::BlockProgram program;
+  for (std::size_t st = 0; st < plan.stages.size(); ++st)
+    for (const plan::TaskId t : {first[st], last[st]})
+      if (t != ~plan::TaskId{0}) {
+        plan.instantiate(t, program);
+        add(program);
+      }
+  for (const plan::Task& task : plan.tasks)
+    if (task.kind == plan::TaskKind::gather)
+      for (const auto& piece : plan.gathers[task.index])
+        add(piece.program);
+  if (jobs.size() < 2)
+    return; // nothing to overlap: the first launch compiles it
+  // The source text is generated only for a key this process has not compiled for the device's
+  // architecture.
+  runtime::parallel_for(jobs.size() * devices.size(), runtime::hardware_threads(),
+                        [&](std::size_t i) {
+                          const Job& job = jobs[i / devices.size()];
+                          program_module(devices[i % devices.size()], job.program, job.set);
+                        });
+}
+
+} // namespace chunked::cuda

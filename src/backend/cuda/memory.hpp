@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CUDA backend's memory for one device and one computation: device buffers charged to the
+// computation's budget, the pinned staging ring that copies of pageable host memory go through,
+// the cache of stored inputs copied to the device, and downloads of dense blocks into host
+// destinations.
+#pragma once
+
+#include "backend/cuda/launch_geometry.hpp"
+
+#include <chunked/backend/cuda/runtime.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace chunked::cuda {
+
+/// Pinned staging buffers per device: while the GPU copies through one, the worker fills or
+/// empties the others.
+inline constexpr int staging_ring = 4;
+
+/// One device's memory for one computation. Used by the device's one worker (the stored-input
+/// cache is locked all the same).
+class DeviceMemory {
+public:
+  /// `limit`: bytes the computation may hold on the device; 0 takes 80 % of what is free now.
+  DeviceMemory(int device, std::size_t limit);
+  /// Gives the staging buffers back; the streams that copy through them must be idle.
+  ~DeviceMemory();
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+
+  int device() const { return device_; }
+
+  /// `bytes` of device memory, allocated and freed in order on `stream`, charged to the budget.
+  std::shared_ptr<Buffer> allocate(std::size_t bytes, const Stream& stream);
+  /// A device copy of a host buffer, enqueued on `stream`: straight from pinned memory, else
+  /// through the staging ring in pieces.
+  std::shared_ptr<Buffer> upload(const Buffer& host, const Stream& stream);
+  /// A copy on this device of a buffer on another device, enqueued on `stream`.
+  std::shared_ptr<Buffer> copy_from_peer(const Buffer& source, const Stream& stream);
+
+  /// Counts one more read of the stored buffer by this device's tasks (before any runs).
+  void expect_read(const Buffer* stored);
+  /// The device pointer of a stored input for a task on `stream`: the buffer itself when it is
+  /// on this device, else a copy made once and kept for the device's later readers while they
+  /// exist and the copies leave half the budget to the computation's own buffers.
+  const void* stored_input(const Buffer& stored, const Stream& stream);
+  /// Frees the copies of stored inputs that the task just queued read last: each free is ordered
+  /// on the copy's stream, after everything queued so far on the streams that read it.
+  void free_retired_uploads();
+
+  /// Copies the dense block at `block` (device, `size` elements of `esize` bytes) into the host
+  /// destination `dst` where `scatter` places it, enqueued on `stream`: with 2-D copies straight
+  /// into pinned memory when its rows allow, else through the staging ring, each piece spread
+  /// into `dst` once its copy is done while later work runs. `block` must live until the copies
+  /// are done (free it in order on `stream`).
+  void download(const void* block, index_t size, std::size_t esize, const Scatter& scatter,
+                char* dst, bool pinned_destination, const Stream& stream);
+  /// Waits for the staging ring's copies and does the host work that waited for them.
+  void settle_staging();
+
+private:
+  /// One pinned staging buffer of the ring, with the event of the last copy through it and the
+  /// host work that waits for that copy (spreading a downloaded piece into its destination).
+  struct StagingSlot {
+    std::unique_ptr<PinnedBuffer> buffer;
+    std::unique_ptr<Event> copied;
+    std::function<void()> after_copy;
+  };
+  /// A stored input copied to the device for this computation, with the event that ends the
+  /// copy and the streams whose work has read it.
+  struct Upload {
+    std::shared_ptr<Buffer> buffer;
+    std::unique_ptr<Event> done;
+    cudaStream_t stream = nullptr;
+    std::vector<const Stream*> readers;
+  };
+
+  static void settle(StagingSlot& slot);
+  /// The next staging buffer of the ring, free for a new copy.
+  StagingSlot& next_staging();
+  bool copy_to_pinned(const void* block, const Scatter& scatter, char* dst, std::size_t esize,
+                      const Stream& stream);
+
+  int device_;
+  std::shared_ptr<MemoryBudget> budget_;
+  StagingSlot ring_[staging_ring];
+  int next_staging_ = 0;
+  std::mutex uploads_mutex_;
+  std::unordered_map<const Buffer*, Upload> uploads_;         ///< stored inputs on this device
+  std::unordered_map<const Buffer*, std::size_t> reads_left_; ///< by this device's tasks
+  std::vector<Upload> retired_; ///< freed once the running task's work is queued
+};
+
+/// Makes `stream` wait for `event` (recorded on device `device`).
+void wait_for(cudaStream_t stream, const Event& event, int device);
+
+} // namespace chunked::cuda

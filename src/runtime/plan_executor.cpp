@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+// The executor code every backend shares (plan_executor.hpp).
+#include <chunked/runtime/plan_executor.hpp>
+
+namespace chunked::runtime {
+
+std::vector<std::vector<plan::TaskId>> consumer_lists(const plan::Plan& plan) {
+  std::vector<std::vector<plan::TaskId>> consumers(plan.tasks.size());
+  for (std::size_t t = 0; t < plan.tasks.size(); ++t)
+    for (plan::TaskId dep : plan.deps[t])
+      consumers[dep].push_back(static_cast<plan::TaskId>(t));
+  return consumers;
+}
+
+TaskGraph task_graph(const plan::Plan& plan, std::span<const int> worker) {
+  TaskGraph graph;
+  std::size_t edges = 0;
+  for (const auto& deps : plan.deps)
+    edges += deps.size();
+  graph.reserve(plan.tasks.size(), edges);
+  for (std::size_t i = 0; i < plan.tasks.size(); ++i)
+    graph.add(plan.deps[i], worker.empty() ? -1 : worker[i],
+              plan.tasks[i].kind == plan::TaskKind::program);
+  return graph;
+}
+
+std::optional<plan::TaskId> destination_copy(const plan::Plan& plan, plan::TaskId combine,
+                                             std::span<const plan::TaskId> consumers,
+                                             plan::BlockProgram& copy) {
+  const plan::Task& c = plan.tasks[combine];
+  if (c.kind != plan::TaskKind::combine || c.output.kind != plan::Output::Kind::buffer ||
+      c.output.elements <= 0 || consumers.size() != 1)
+    return std::nullopt;
+  const plan::TaskId id = consumers[0];
+  const plan::Task& task = plan.tasks[id];
+  if (task.kind != plan::TaskKind::program || task.output.kind != plan::Output::Kind::destination ||
+      task.inputs_end - task.inputs_begin != 1)
+    return std::nullopt;
+  const plan::InputRef& ref = plan.inputs[task.inputs_begin].ref;
+  if (ref.kind != plan::InputRef::Kind::task || ref.task != combine)
+    return std::nullopt;
+  plan.instantiate(id, copy);
+  if (!copy.instrs.empty() || copy.leaves.size() != 1 ||
+      copy.sink.kind != plan::Sink::Kind::store || copy.size() != c.output.elements)
+    return std::nullopt;
+  const plan::Leaf& leaf = copy.leaves[0];
+  if (leaf.kind != plan::LeafKind::stored || leaf.input != 0 || leaf.dtype != c.output.dtype ||
+      leaf.dtype != task.output.dtype || leaf.map.base != 0)
+    return std::nullopt;
+  // Position i of the box must read value i of the combine's output (C order over the box).
+  index_t stride = 1;
+  for (int k = copy.ndim; k-- > 0;) {
+    if (copy.extent[k] > 1 && leaf.map.coef[k] != stride)
+      return std::nullopt;
+    stride *= copy.extent[k];
+  }
+  return id;
+}
+
+void PlanExecutor::dispatch(TaskId id, int worker) {
+  const plan::Task& task = plan_.tasks[id];
+  switch (task.kind) {
+  case plan::TaskKind::program:
+    run_program(id, task, worker);
+    break;
+  case plan::TaskKind::gather:
+    run_gather(id, task, worker);
+    break;
+  case plan::TaskKind::combine:
+    run_combine(id, task, worker);
+    break;
+  case plan::TaskKind::join:
+    run_join(id, task, worker);
+    break;
+  }
+}
+
+void run_plan(const plan::Plan& plan, TaskExecutor& exec, int workers,
+              const ComputeOptions& options, std::span<const int> worker) {
+  run_graph(task_graph(plan, worker), exec, workers, options);
+}
+
+} // namespace chunked::runtime
