@@ -134,8 +134,9 @@ void BlockBinding::bind(const TileProgram& tp, const plan::BlockProgram& p,
   };
   for (const PrologueLeaf& pl : tp.prologue) {
     const plan::Leaf& leaf = p.leaves[static_cast<std::size_t>(pl.leaf)];
+    // Tiles hold at most min(tile, size) positions: a small block fills no more.
     if (pl.invariant.period == 0)
-      fill_constant(leaf, slot(pl.slot), tile_elements);
+      fill_constant(leaf, slot(pl.slot), std::min(tp.tile, tp.size));
     else
       fill_invariant(p, leaf, pl.invariant, pl.fill, input_of(pl.leaf), slot(pl.slot),
                      dtype_size(leaf.dtype), std::min(tp.tile, tp.size));
