@@ -13,7 +13,7 @@
 namespace chunked::cpu::detail {
 
 /// Loops compiled for a wider instruction set than the library's baseline. Each does exactly the
-/// IEEE operations of its baseline counterpart in interpreter.cpp / tile_reduce.hpp in the same
+/// IEEE operations of its baseline counterpart (instr_loops.hpp, tile_reduce.hpp) in the same
 /// order (no contraction into fma), so results are the same bits; only which NaN two meeting
 /// NaNs give may differ, as operand order allows.
 struct InterpreterKernels {
