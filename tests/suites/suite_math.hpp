@@ -68,7 +68,9 @@ template <class T> Dense<T> math_values(std::mt19937_64& rng) {
   }
   const auto r = random_dense<T>({9}, rng);
   v.insert(v.end(), r.values().begin(), r.values().end());
-  return Dense<T>({static_cast<index_t>(v.size())}, std::move(v));
+  // The count is read before v is moved: the order of evaluating arguments is unspecified.
+  const auto n = static_cast<index_t>(v.size());
+  return Dense<T>({n}, std::move(v));
 }
 
 /// Units in the last place between two values of T (signed zeros equal).
