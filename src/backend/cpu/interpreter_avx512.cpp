@@ -1,29 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-// AVX-512 builds of the interpreter loops that stream from memory (see interpreter_simd.hpp).
-#include "interpreter_simd.hpp"
-
-#include <chunked/backend/cpu/elementwise.hpp>
-
-#include <cmath>
-#include <cstdint>
-#include <cstring>
-#include <immintrin.h>
-#include <utility>
-
-namespace chunked::cpu::detail {
-
-#if defined(__AVX512F__)
-
-namespace {
-#include "interpreter_loops.inc"
-} // namespace
-
-const InterpreterKernels* avx512_interpreter_kernels() noexcept { return &table; }
-
-#else
-
-const InterpreterKernels* avx512_interpreter_kernels() noexcept { return nullptr; }
-
-#endif
-
-} // namespace chunked::cpu::detail
+// The AVX-512 build of the interpreter's wide loops (see interpreter_loops.hpp and isa.hpp).
+#define CHUNKED_ISA_NAMESPACE isa_avx512
+#include "backend/cpu/interpreter_loops.hpp"

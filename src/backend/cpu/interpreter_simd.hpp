@@ -13,7 +13,7 @@
 namespace chunked::cpu::detail {
 
 /// Loops compiled for a wider instruction set than the library's baseline. Each does exactly the
-/// IEEE operations of its baseline counterpart in interpreter.cpp / tile_reduce.hpp in the same
+/// IEEE operations of its baseline counterpart (instr_loops.hpp, tile_reduce.hpp) in the same
 /// order (no contraction into fma), so results are the same bits; only which NaN two meeting
 /// NaNs give may differ, as operand order allows.
 struct InterpreterKernels {
@@ -73,7 +73,7 @@ struct InterpreterKernels {
   /// saves a third of the traffic. Fenced before returning, so the bytes are ordered before any
   /// later store (another thread may read them once the task that wrote them is done).
   void (*stream_copy)(void* dst, const void* src, std::size_t bytes);
-  /// The loop of any instruction (instr_loops.inc, compiled for this instruction set): `op` on
+  /// The loop of any instruction (instr_loops.hpp, compiled for this instruction set): `op` on
   /// operands of dtype `operand` giving `result`; null where the op does not take the dtype.
   Binary (*instr)(plan::OpCode op, DType operand, DType result);
 };
@@ -88,13 +88,7 @@ inline constexpr unsigned scalar_operands(bool a, bool b, bool c = false) {
 /// Rows folded by one sum_rows_f64, extreme_rows_f64 or moments_rows_f64 call.
 inline constexpr int rows_at_once = 8;
 
-/// The AVX-512 and AVX2 loops (one source, interpreter_loops.inc), or nullptr when this build has
-/// none.
-const InterpreterKernels* avx512_interpreter_kernels() noexcept;
-const InterpreterKernels* avx2_interpreter_kernels() noexcept;
-
-/// The loops to use on this CPU, or nullptr for the baseline ones: the widest it supports.
-/// CHUNKED_SIMD (read once) chooses: scalar keeps the baseline loops, avx2 the AVX2 ones.
+/// The loops of the instruction set isa::chosen() (read once), or nullptr for the baseline ones.
 const InterpreterKernels* interpreter_kernels() noexcept;
 
 } // namespace chunked::cpu::detail

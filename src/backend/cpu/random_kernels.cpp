@@ -5,12 +5,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
 #include <type_traits>
 
+#include "backend/cpu/isa.hpp"
+#include "backend/cpu/simd_random.hpp"
 #include "chunked/random/distributions.hpp"
-#include "simd_random.hpp"
 
 namespace chunked::cpu {
 
@@ -18,52 +17,10 @@ namespace {
 
 // ---- Instruction-set choice ----------------------------------------------------------------
 
-bool cpu_has(SimdIsa isa) noexcept {
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-  switch (isa) {
-  case SimdIsa::avx512:
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-  case SimdIsa::avx2:
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  default:
-    return true;
-  }
-#else
-  return isa == SimdIsa::scalar;
-#endif
-}
-
-const simd::RandomKernelTable* table_of(SimdIsa isa) noexcept {
-  switch (isa) {
-  case SimdIsa::avx512:
-    return simd::avx512_random_kernels();
-  case SimdIsa::avx2:
-    return simd::avx2_random_kernels();
-  default:
-    return nullptr;
-  }
-}
-
-SimdIsa initial_isa() noexcept {
-  if (const char* name = std::getenv("CHUNKED_SIMD")) {
-    for (SimdIsa isa : {SimdIsa::scalar, SimdIsa::avx2, SimdIsa::avx512}) {
-      if (std::strcmp(name, simd_isa_name(isa)) == 0 && simd_isa_supported(isa)) {
-        return isa;
-      }
-    }
-  }
-  for (SimdIsa isa : {SimdIsa::avx512, SimdIsa::avx2}) {
-    if (simd_isa_supported(isa)) {
-      return isa;
-    }
-  }
-  return SimdIsa::scalar;
-}
-
 // The active table, or nullptr for the scalar path; read on every kernel call, so a relaxed
 // atomic (the tables are immutable).
 std::atomic<const simd::RandomKernelTable*>& active_table() noexcept {
-  static std::atomic<const simd::RandomKernelTable*> table{table_of(initial_isa())};
+  static std::atomic<const simd::RandomKernelTable*> table{isa::random_kernels(isa::chosen())};
   return table;
 }
 
@@ -189,14 +146,12 @@ const char* simd_isa_name(SimdIsa isa) noexcept {
   }
 }
 
-bool simd_isa_supported(SimdIsa isa) noexcept {
-  return isa == SimdIsa::scalar || (table_of(isa) != nullptr && cpu_has(isa));
-}
+bool simd_isa_supported(SimdIsa isa) noexcept { return isa::supported(isa); }
 
 SimdIsa simd_isa() noexcept {
   const simd::RandomKernelTable* table = active_table().load(std::memory_order_relaxed);
   for (SimdIsa isa : {SimdIsa::avx512, SimdIsa::avx2}) {
-    if (table != nullptr && table == table_of(isa)) {
+    if (table != nullptr && table == isa::random_kernels(isa)) {
       return isa;
     }
   }
@@ -207,7 +162,7 @@ bool set_simd_isa(SimdIsa isa) noexcept {
   if (!simd_isa_supported(isa)) {
     return false;
   }
-  active_table().store(table_of(isa), std::memory_order_relaxed);
+  active_table().store(isa::random_kernels(isa), std::memory_order_relaxed);
   return true;
 }
 

@@ -32,11 +32,4 @@ struct RandomKernelTable {
   void (*standard_normal_blocks)(const random::Words4x32*, index_t, double*, double*);
 };
 
-/// The AVX-512 (F + DQ) kernels, or nullptr when this build has none. Callers check that the CPU
-/// supports the instruction set before calling through the table.
-const RandomKernelTable* avx512_random_kernels() noexcept;
-
-/// The AVX2 + FMA kernels, or nullptr when this build has none.
-const RandomKernelTable* avx2_random_kernels() noexcept;
-
 } // namespace chunked::cpu::simd

@@ -7,10 +7,10 @@
 
 #include <immintrin.h>
 
-#define CHUNKED_SIMD_NAMESPACE simd_avx2
-#include "simd_random_kernel.hpp"
+#define CHUNKED_ISA_NAMESPACE isa_avx2
+#include "backend/cpu/simd_random_kernel.hpp"
 
-namespace chunked::cpu::simd_avx2 {
+namespace chunked::cpu::isa_avx2 {
 
 namespace {
 
@@ -109,24 +109,22 @@ struct Avx2 {
 
 } // namespace
 
-} // namespace chunked::cpu::simd_avx2
+} // namespace chunked::cpu::isa_avx2
 
-namespace chunked::cpu::simd {
+namespace chunked::cpu::isa_avx2 {
 
-const RandomKernelTable* avx2_random_kernels() noexcept {
-  return &simd_avx2::RandomSimd<simd_avx2::Avx2>::table;
-}
+const simd::RandomKernelTable* random_kernels() noexcept { return &RandomSimd<Avx2>::table; }
 
-} // namespace chunked::cpu::simd
+} // namespace chunked::cpu::isa_avx2
 
 #else
 
-#include "simd_random.hpp"
+#include "backend/cpu/isa.hpp"
 
-namespace chunked::cpu::simd {
+namespace chunked::cpu::isa_avx2 {
 
-const RandomKernelTable* avx2_random_kernels() noexcept { return nullptr; }
+const simd::RandomKernelTable* random_kernels() noexcept { return nullptr; }
 
-} // namespace chunked::cpu::simd
+} // namespace chunked::cpu::isa_avx2
 
 #endif

@@ -15,10 +15,10 @@
 
 #include <immintrin.h>
 
-#define CHUNKED_SIMD_NAMESPACE simd_avx512
-#include "simd_random_kernel.hpp"
+#define CHUNKED_ISA_NAMESPACE isa_avx512
+#include "backend/cpu/simd_random_kernel.hpp"
 
-namespace chunked::cpu::simd_avx512 {
+namespace chunked::cpu::isa_avx512 {
 
 namespace {
 
@@ -97,24 +97,22 @@ struct Avx512 {
 
 } // namespace
 
-} // namespace chunked::cpu::simd_avx512
+} // namespace chunked::cpu::isa_avx512
 
-namespace chunked::cpu::simd {
+namespace chunked::cpu::isa_avx512 {
 
-const RandomKernelTable* avx512_random_kernels() noexcept {
-  return &simd_avx512::RandomSimd<simd_avx512::Avx512>::table;
-}
+const simd::RandomKernelTable* random_kernels() noexcept { return &RandomSimd<Avx512>::table; }
 
-} // namespace chunked::cpu::simd
+} // namespace chunked::cpu::isa_avx512
 
 #else
 
-#include "simd_random.hpp"
+#include "backend/cpu/isa.hpp"
 
-namespace chunked::cpu::simd {
+namespace chunked::cpu::isa_avx512 {
 
-const RandomKernelTable* avx512_random_kernels() noexcept { return nullptr; }
+const simd::RandomKernelTable* random_kernels() noexcept { return nullptr; }
 
-} // namespace chunked::cpu::simd
+} // namespace chunked::cpu::isa_avx512
 
 #endif

@@ -3,23 +3,25 @@
 // set.
 #pragma once
 
-// Each instruction-set translation unit defines CHUNKED_SIMD_NAMESPACE and a struct of vector
-// operations, then includes this file: the kernels land in that namespace, so the copies compiled
-// with different -m flags never share a symbol. For the same reason this file calls no inline
-// function of another header: a copy compiled for AVX-512 could be the one the linker keeps for
-// code that runs on any CPU. It only reads constants from the random headers.
-#ifndef CHUNKED_SIMD_NAMESPACE
-#error "define CHUNKED_SIMD_NAMESPACE before including simd_random_kernel.hpp"
+// Each instruction-set translation unit defines CHUNKED_ISA_NAMESPACE and a struct of vector
+// operations, then includes this file (the mechanism isa.hpp describes): the kernels land in that
+// namespace, so the copies compiled with different -m flags never share a symbol. For the same
+// reason this file calls no inline function of another header: a copy compiled for AVX-512 could be
+// the one the linker keeps for code that runs on any CPU. It only reads constants from the random
+// headers.
+#ifndef CHUNKED_ISA_NAMESPACE
+#error "define CHUNKED_ISA_NAMESPACE before including simd_random_kernel.hpp"
 #endif
 
 #include <cstdint>
 
+#include "backend/cpu/isa.hpp"
+#include "backend/cpu/simd_random.hpp"
 #include "chunked/backend/cpu/random_kernels.hpp"
 #include "chunked/random/cuda_math.hpp"
 #include "chunked/random/philox.hpp"
-#include "simd_random.hpp"
 
-namespace chunked::cpu::CHUNKED_SIMD_NAMESPACE {
+namespace chunked::cpu::CHUNKED_ISA_NAMESPACE {
 
 namespace rd = ::chunked::random::detail;
 
@@ -424,4 +426,4 @@ template <class V> struct RandomSimd {
   };
 };
 
-} // namespace chunked::cpu::CHUNKED_SIMD_NAMESPACE
+} // namespace chunked::cpu::CHUNKED_ISA_NAMESPACE

@@ -17,6 +17,10 @@ inline constexpr index_t tile_elements = 2048;
 
 /// Runs `program` on the host.
 ///
+/// The program is compiled (buffers, loops, fast path) once per structure and thread and the
+/// compiled form reused for every block that differs only in map bases, constants, seeds, inputs
+/// or outputs, so small blocks cost little more than their elements.
+///
 /// `inputs[j]` points at the buffer read by stored leaves with `input == j`: elements of that
 /// leaf's dtype, element `leaf.map(i)` for box position i. For a store sink, `output` is a buffer
 /// of the program's result dtype and position i is written to element `sink.map(i)`. For a reduce

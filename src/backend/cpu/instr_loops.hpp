@@ -1,12 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
-// One loop per elementwise instruction and element type, written once: interpreter.cpp includes
-// this for the library's baseline instruction set and each wide file (interpreter_avx512.cpp,
-// interpreter_avx2.cpp) for its own, inside an anonymous namespace (see interpreter_loops.inc),
-// so that the compiler vectorises the same source for each width. The per-element semantics are
-// scalar::apply's (chunked/ops/scalar.hpp), inlined; every width does the same IEEE operations (no
-// contraction into fma), so the results are the same bits. Math library functions stay calls.
+// One loop per elementwise instruction and element type, written once and compiled once per
+// instruction set by the mechanism isa.hpp describes: instr_kernels.cpp builds the library's
+// baseline copy (isa_baseline), interpreter_loops.hpp the wide ones, so that the compiler
+// vectorises the same source for each width. The per-element semantics are scalar::apply's
+// (chunked/ops/scalar.hpp), inlined; every width does the same IEEE operations (no contraction
+// into fma), so the results are the same bits. Math library functions stay calls.
 //
-// Not a header for general use: it defines instr_loop, the loop of an instruction.
+// Not a header for general use: it defines instr_loop, the loop of an instruction, in
+// chunked::cpu::CHUNKED_ISA_NAMESPACE.
+#pragma once
+
+#ifndef CHUNKED_ISA_NAMESPACE
+#error "define CHUNKED_ISA_NAMESPACE before including instr_loops.hpp"
+#endif
+
+#include <chunked/backend/cpu/elementwise.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace chunked::cpu::CHUNKED_ISA_NAMESPACE {
+namespace {
 
 using InstrKernel = void (*)(const void* const* args, void* out, index_t n);
 using ops::OpCode;
@@ -87,3 +102,6 @@ InstrKernel instr_loop(OpCode op, DType operand, DType result) {
   }
   return opcode_loop(op, operand, std::make_index_sequence<num_opcodes>{});
 }
+
+} // namespace
+} // namespace chunked::cpu::CHUNKED_ISA_NAMESPACE

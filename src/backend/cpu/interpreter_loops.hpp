@@ -1,15 +1,39 @@
 // SPDX-License-Identifier: Apache-2.0
-// The interpreter's wide loops, written once: each instruction-set file (interpreter_avx512.cpp,
-// interpreter_avx2.cpp) includes this inside its own anonymous namespace and compiles it with its
-// -m flags, so the compiler vectorises the same source for each width and no instantiation of one
-// width can stand in for another's at link time. The arithmetic is plain loops, no intrinsics:
-// each does exactly the IEEE operations of its baseline counterpart in the same order (the files
-// are built with -ffp-contract=off), so every width gives the same bits. Only stream_copy, which
+// The interpreter's wide loops, written once and compiled once per instruction set by the
+// mechanism isa.hpp describes (interpreter_avx512.cpp, interpreter_avx2.cpp), so the compiler
+// vectorises the same source for each width. The arithmetic is plain loops, no intrinsics: each
+// does exactly the IEEE operations of its baseline counterpart in the same order (the files are
+// built with -ffp-contract=off), so every width gives the same bits. Only stream_copy, which
 // computes nothing, spells out its non-temporal stores, which compilers do not emit for loops.
 //
-// Not a header for general use: it defines `table`, the InterpreterKernels of the including file.
+// Not a header for general use: it defines interpreter_kernels() in
+// chunked::cpu::CHUNKED_ISA_NAMESPACE, null where the translation unit is not built for AVX2 or
+// wider.
+#pragma once
 
-#include "instr_loops.inc"
+#ifndef CHUNKED_ISA_NAMESPACE
+#error "define CHUNKED_ISA_NAMESPACE before including interpreter_loops.hpp"
+#endif
+
+#include "backend/cpu/interpreter_simd.hpp"
+#include "backend/cpu/isa.hpp"
+
+#if defined(__AVX2__)
+
+#include "backend/cpu/instr_loops.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <immintrin.h>
+#include <utility>
+
+namespace chunked::cpu::CHUNKED_ISA_NAMESPACE {
+namespace {
+
+using detail::InterpreterKernels;
+using detail::rows_at_once;
 
 /// add, sub, mul, div for Op = 0, 1, 2, 3 (arithmetic_index's order).
 template <int Op, class T> inline T arith(T a, T b) {
@@ -488,3 +512,19 @@ const InterpreterKernels table{
     {&gather_reversed, &gather_every_other},
     &stream_copy,
     &instr_loop};
+
+} // namespace
+
+const detail::InterpreterKernels* interpreter_kernels() noexcept { return &table; }
+
+} // namespace chunked::cpu::CHUNKED_ISA_NAMESPACE
+
+#else
+
+namespace chunked::cpu::CHUNKED_ISA_NAMESPACE {
+
+const detail::InterpreterKernels* interpreter_kernels() noexcept { return nullptr; }
+
+} // namespace chunked::cpu::CHUNKED_ISA_NAMESPACE
+
+#endif
