@@ -42,16 +42,21 @@ public:
     case 0:
       return edge();
     case 1:
-      return edge() + small();
+      return wrap_add(edge(), small());
     case 2:
       return static_cast<index_t>(rng_()); // uniform over int64
     case 3:
       return small();
     case 4:
-      return static_cast<index_t>(rng_() >> (rng_() % 64)) * (rng_() % 2 ? 1 : -1);
+      return static_cast<index_t>((rng_() >> (rng_() % 64)) *
+                                  (rng_() % 2 ? 1u : ~std::uint64_t{0}));
     default:
-      return -edge() + small();
+      return wrap_add(static_cast<index_t>(0 - static_cast<std::uint64_t>(edge())), small());
     }
+  }
+  /// a + b wrapped as two's complement: edge values near +-2^63 plus a small offset.
+  static index_t wrap_add(index_t a, index_t b) {
+    return static_cast<index_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
   }
   /// A value near the edges of an axis of this extent (0, the extent, their negatives).
   index_t near_extent(index_t extent) {

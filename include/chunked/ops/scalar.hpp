@@ -422,7 +422,21 @@ template <class T> CHUNKED_SCALAR T op_cosh(T x) { return math_cosh(x); }
 /// The angle of the point (b, a): atan2(a, b), in [-pi, pi].
 template <class T> CHUNKED_SCALAR T op_arctan2(T a, T b) { return math_atan2(a, b); }
 /// sqrt(a * a + b * b) without overflow or underflow in between; inf if either is infinite.
-template <class T> CHUNKED_SCALAR T op_hypot(T a, T b) { return math_hypot(a, b); }
+/// CUDA's hypot is within 2 ulp, which can round a result just under the largest finite value up
+/// to inf: with finite operands such a result is computed again, scaled by the larger operand.
+template <class T> CHUNKED_SCALAR T op_hypot(T a, T b) {
+  const T r = math_hypot(a, b);
+#if CHUNKED_DEVICE_CODE
+  const bool finite_operands = (a - a == T(0)) & (b - b == T(0));
+  if (finite_operands && r - r != T(0)) {
+    const T x = math_fabs(a), y = math_fabs(b);
+    const T hi = x > y ? x : y, lo = x > y ? y : x;
+    const T q = lo / hi;
+    return hi * math_sqrt(T(1) + q * q);
+  }
+#endif
+  return r;
+}
 
 // ---- Logical functions and predicates (any operand dtype; bool results) -----------------------
 
