@@ -14,6 +14,10 @@
 #error "define CHUNKED_ISA_NAMESPACE before including instr_loops.hpp"
 #endif
 
+// The definitions below are this header's purpose: one translation unit per instruction set
+// includes it, once (see isa.hpp), so they are never defined twice under one name.
+// NOLINTBEGIN(misc-definitions-in-headers)
+
 #include <chunked/backend/cpu/elementwise.hpp>
 
 #include <cstddef>
@@ -105,3 +109,5 @@ InstrKernel instr_loop(OpCode op, DType operand, DType result) {
 
 } // namespace
 } // namespace chunked::cpu::CHUNKED_ISA_NAMESPACE
+
+// NOLINTEND(misc-definitions-in-headers)

@@ -15,6 +15,10 @@
 #error "define CHUNKED_ISA_NAMESPACE before including interpreter_loops.hpp"
 #endif
 
+// The definitions below are this header's purpose: one translation unit per instruction set
+// includes it, once (see isa.hpp), so they are never defined twice under one name.
+// NOLINTBEGIN(misc-definitions-in-headers)
+
 #include "backend/cpu/interpreter_simd.hpp"
 #include "backend/cpu/isa.hpp"
 
@@ -528,3 +532,5 @@ const detail::InterpreterKernels* interpreter_kernels() noexcept { return nullpt
 } // namespace chunked::cpu::CHUNKED_ISA_NAMESPACE
 
 #endif
+
+// NOLINTEND(misc-definitions-in-headers)
