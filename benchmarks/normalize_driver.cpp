@@ -18,7 +18,7 @@
 // every run must give bitwise the same values there.
 #include "driver_util.hpp"
 
-#include <chunked/backend/cuda/runtime_api.hpp>
+#include "backend/cuda/runtime_api.hpp"
 #include <chunked/chunked.hpp>
 
 #include <fmt/format.h>

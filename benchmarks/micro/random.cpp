@@ -4,7 +4,7 @@
 // Arguments are (instruction set: 0 scalar, 1 avx2, 2 avx512; step). Read ns_per_element, and
 // bytes_per_second as the rate at which a tile of output is produced. Step 2 is the seed
 // benchmark's pattern x[::2, ::2]: every kept element is its own Philox block.
-#include <chunked/backend/cpu/random_kernels.hpp>
+#include "backend/cpu/random_kernels.hpp"
 
 #include <benchmark/benchmark.h>
 

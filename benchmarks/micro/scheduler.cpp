@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Scheduler overhead per task (BENCHMARKS.md B4): trivial tasks in chains, independent sets and
 // reduction trees, on 1 and 2 workers and inline. Read the per_task counter (seconds per task).
-#include <chunked/runtime/scheduler.hpp>
+#include "runtime/scheduler.hpp"
 
 #include <benchmark/benchmark.h>
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The engine behind compute(), persist() and from_host(): resolve the backend once, plan with its
 // task split, execute.
-#include <chunked/core/memory_budget.hpp>
+#include "core/memory_budget.hpp"
+#include "plan/plan.hpp"
+#include "runtime/backend.hpp"
+#include "runtime/parallel_for.hpp"
 #include <chunked/detail/engine.hpp>
-#include <chunked/plan/plan.hpp>
-#include <chunked/runtime/backend.hpp>
-#include <chunked/runtime/parallel_for.hpp>
 
 #include <algorithm>
 #include <cstring>

@@ -2,8 +2,8 @@
 // runtime::cuda_backend(): the CUDA backend's entry points (runtime_api.hpp) behind the backend
 // interface. Compiled in every build: without CUDA, no_cuda.cpp defines those entry points to
 // report absence.
-#include <chunked/backend/cuda/runtime_api.hpp>
-#include <chunked/runtime/backend.hpp>
+#include "backend/cuda/runtime_api.hpp"
+#include "runtime/backend.hpp"
 
 namespace chunked::runtime {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CUDA entry points of a build without CUDA: nothing is usable, and asking for it says why.
-#include <chunked/backend/cuda/runtime_api.hpp>
+#include "backend/cuda/runtime_api.hpp"
 #include <chunked/config.hpp>
 
 #if !CHUNKED_HAS_CUDA

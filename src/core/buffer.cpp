@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host buffers: aligned allocation that reports failure as chunked::OutOfMemory, with huge pages
 // and a bounded cache for large blocks.
+#include "core/memory_budget.hpp"
 #include <chunked/core/buffer.hpp>
 #include <chunked/core/error.hpp>
-#include <chunked/core/memory_budget.hpp>
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The error of an overflowing checked_add / checked_mul.
-#include <chunked/core/checked.hpp>
+#include "core/checked.hpp"
 #include <chunked/core/error.hpp>
 
 namespace chunked::detail {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // ChunkGrid: block lengths and offsets per axis, block numbering.
-#include <chunked/core/checked.hpp>
+#include "core/checked.hpp"
+#include "core/memory_budget.hpp"
 #include <chunked/core/chunk_grid.hpp>
-#include <chunked/core/memory_budget.hpp>
 
 #include <algorithm>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Memory limits of this process and the bookkeeping checks against them (memory_budget.hpp).
+#include "core/memory_budget.hpp"
 #include <chunked/core/error.hpp>
-#include <chunked/core/memory_budget.hpp>
 
 #include <algorithm>
 #include <limits>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shape: construction checks, sizes, strides and text form.
-#include <chunked/core/checked.hpp>
+#include "core/checked.hpp"
 #include <chunked/core/shape.hpp>
 
 #include <cstdio>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Node constructors: shape, dtype and chunk-grid inference with eager validation.
-#include <chunked/core/checked.hpp>
+#include "core/checked.hpp"
 #include <chunked/graph/node.hpp>
 
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The text forms of block programs: descriptions and cache keys.
-#include <chunked/plan/block_program.hpp>
+#include "plan/block_program.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Plan::describe: a plan's text summary for tests and debugging.
-#include <chunked/plan/plan.hpp>
+#include "plan/plan.hpp"
 
 #include <string>
 #include <vector>

@@ -5,9 +5,9 @@
 // overflow-checked.
 #pragma once
 
-#include <chunked/core/checked.hpp>
+#include "core/checked.hpp"
+#include "plan/block_program.hpp"
 #include <chunked/core/chunk_grid.hpp>
-#include <chunked/plan/block_program.hpp>
 
 #include <algorithm>
 #include <array>

@@ -3,7 +3,7 @@
 // just before they run it (Plan::instantiate), and the work a task counts for progress rates.
 #include "index_maps.hpp"
 
-#include <chunked/plan/plan.hpp>
+#include "plan/plan.hpp"
 
 #include <array>
 

@@ -5,8 +5,8 @@
 
 #include "index_maps.hpp"
 
+#include "plan/block_program.hpp"
 #include <chunked/graph/node.hpp>
-#include <chunked/plan/block_program.hpp>
 
 #include <array>
 #include <unordered_set>

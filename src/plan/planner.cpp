@@ -4,9 +4,9 @@
 // calls live in their own files (planner.hpp).
 #include "planner.hpp"
 
-#include <chunked/core/checked.hpp>
-#include <chunked/core/memory_budget.hpp>
-#include <chunked/plan/task_order.hpp>
+#include "core/checked.hpp"
+#include "core/memory_budget.hpp"
+#include "plan/task_order.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -9,10 +9,10 @@
 #include "index_maps.hpp"
 #include "lowering.hpp"
 
+#include "plan/plan.hpp"
+#include "plan/task_split.hpp"
 #include <chunked/core/chunk_grid.hpp>
 #include <chunked/graph/node.hpp>
-#include <chunked/plan/plan.hpp>
-#include <chunked/plan/task_split.hpp>
 
 #include <array>
 #include <cstdint>

@@ -4,8 +4,8 @@
 #include "planner.hpp"
 #include "reduction_tree.hpp"
 
-#include <chunked/core/checked.hpp>
-#include <chunked/plan/partial.hpp>
+#include "core/checked.hpp"
+#include "plan/partial.hpp"
 
 #include <vector>
 

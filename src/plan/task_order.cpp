@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Renumbering a plan's tasks in the order of the results they lead to (task_order.hpp).
-#include <chunked/plan/task_order.hpp>
+#include "plan/task_order.hpp"
 
 #include <algorithm>
 #include <functional>

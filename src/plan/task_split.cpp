@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Splitting large blocks into several tasks (task_split.hpp).
-#include <chunked/plan/task_split.hpp>
+#include "plan/task_split.hpp"
 
 #include <algorithm>
 #include <vector>

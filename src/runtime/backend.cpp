@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The backend registry's one rule of its own: which backend's memory a buffer is in.
-#include <chunked/runtime/backend.hpp>
+#include "runtime/backend.hpp"
 
 namespace chunked::runtime {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The executor code every backend shares (plan_executor.hpp).
-#include <chunked/runtime/plan_executor.hpp>
+#include "runtime/plan_executor.hpp"
 
 namespace chunked::runtime {
 

@@ -2,8 +2,8 @@
 // ProgressReporter: throttled, serialized progress reports from worker threads.
 #include <chunked/runtime/progress.hpp>
 
+#include "runtime/progress_bar.hpp"
 #include <chunked/runtime/compute_options.hpp>
-#include <chunked/runtime/progress_bar.hpp>
 
 namespace chunked::runtime {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Formatting and drawing of the terminal progress bar.
-#include <chunked/runtime/progress_bar.hpp>
+#include "runtime/progress_bar.hpp"
 
 #include <algorithm>
 #include <cerrno>

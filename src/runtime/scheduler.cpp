@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // run_graph: join-counter scheduling of a TaskGraph on worker threads or inline.
-#include <chunked/runtime/scheduler.hpp>
+#include "runtime/scheduler.hpp"
 
 #include <chunked/core/error.hpp>
 

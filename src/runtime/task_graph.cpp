@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // TaskGraph construction and validation.
-#include <chunked/runtime/task_graph.hpp>
+#include "runtime/task_graph.hpp"
 
 #include <chunked/core/error.hpp>
 

@@ -2,11 +2,11 @@
 // Every OpCode on every dtype it accepts, every cast, every leaf kind and every reduction in the
 // generated CUDA source compiles with NVRTC. Needs the NVRTC library but no GPU, so it runs on
 // machines without one and catches code-generation gaps that the GPU tests' programs miss.
-#include <chunked/backend/cuda/codegen.hpp>
-#include <chunked/backend/cuda/compiler.hpp>
+#include "backend/cuda/codegen.hpp"
+#include "backend/cuda/compiler.hpp"
+#include "plan/op_types.hpp"
+#include "plan/partial.hpp"
 #include <chunked/ops/op_code.hpp>
-#include <chunked/plan/op_types.hpp>
-#include <chunked/plan/partial.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Cross-backend tests of the CUDA backend: the same programs through the public API on Cpu and
 // Cuda, plus code generation checks that need only NVRTC (no device).
-#include <chunked/backend/cpu/partials.hpp>
-#include <chunked/backend/cuda/codegen.hpp>
-#include <chunked/backend/cuda/compiler.hpp>
-#include <chunked/backend/cuda/partials.hpp>
-#include <chunked/backend/cuda/runtime_api.hpp>
+#include "backend/cpu/partials.hpp"
+#include "backend/cuda/codegen.hpp"
+#include "backend/cuda/compiler.hpp"
+#include "backend/cuda/partials.hpp"
+#include "backend/cuda/runtime_api.hpp"
 #include <chunked/chunked.hpp>
 
 #include <cuda_runtime.h>

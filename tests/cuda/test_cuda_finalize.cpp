@@ -2,8 +2,8 @@
 // A reduction's final combine writes straight into the caller's destination on the CUDA backend:
 // item() and to_host() of a reduction launch no store kernel, and hold the same bits as the path
 // through a stored block (persist(), then a copy kernel and a download).
-#include <chunked/backend/cuda/compiler.hpp>
-#include <chunked/backend/cuda/runtime_api.hpp>
+#include "backend/cuda/compiler.hpp"
+#include "backend/cuda/runtime_api.hpp"
 #include <chunked/chunked.hpp>
 
 #include <gtest/gtest.h>

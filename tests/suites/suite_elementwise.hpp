@@ -5,7 +5,7 @@
 #include "support/backend.hpp"
 #include "support/reference.hpp"
 
-#include <chunked/plan/block_program.hpp>
+#include "plan/block_program.hpp"
 
 #include <cmath>
 #include <cstdint>

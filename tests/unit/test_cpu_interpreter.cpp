@@ -3,11 +3,11 @@
 
 #include <gtest/gtest.h>
 
-#include <chunked/backend/cpu/elementwise.hpp>
-#include <chunked/backend/cpu/interpreter.hpp>
-#include <chunked/backend/cpu/partials.hpp>
-#include <chunked/plan/block_program.hpp>
-#include <chunked/plan/partial.hpp>
+#include "backend/cpu/elementwise.hpp"
+#include "backend/cpu/interpreter.hpp"
+#include "backend/cpu/partials.hpp"
+#include "plan/block_program.hpp"
+#include "plan/partial.hpp"
 #include <chunked/random/distributions.hpp>
 
 #include <cmath>

@@ -5,7 +5,7 @@
 // to avx2 and to scalar.
 #include <gtest/gtest.h>
 
-#include <chunked/backend/cpu/random_kernels.hpp>
+#include "backend/cpu/random_kernels.hpp"
 
 #include "backend/cpu/interpreter_simd.hpp"
 #include "backend/cpu/isa.hpp"

@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include <chunked/backend/cpu/partials.hpp>
-#include <chunked/plan/partial.hpp>
+#include "backend/cpu/partials.hpp"
+#include "plan/partial.hpp"
 
 #include <cmath>
 #include <cstdint>

@@ -4,8 +4,8 @@
 // seeds or inputs each get their own results; per thread, bounded.
 #include <gtest/gtest.h>
 
-#include <chunked/backend/cpu/interpreter.hpp>
-#include <chunked/plan/block_program.hpp>
+#include "backend/cpu/interpreter.hpp"
+#include "plan/block_program.hpp"
 #include <chunked/random/distributions.hpp>
 
 #include "backend/cpu/program_cache.hpp"

@@ -4,9 +4,9 @@
 // the values of a naive reference, on ragged, tiny and padded blocks.
 #include <gtest/gtest.h>
 
-#include <chunked/backend/cpu/interpreter.hpp>
-#include <chunked/plan/block_program.hpp>
-#include <chunked/plan/partial.hpp>
+#include "backend/cpu/interpreter.hpp"
+#include "plan/block_program.hpp"
+#include "plan/partial.hpp"
 
 #include "backend/cpu/interpreter_simd.hpp"
 #include "backend/cpu/tile_program.hpp"

@@ -2,8 +2,8 @@
 // Deep graphs: chains of a million operations, tens of thousands of views, sums of thousands of
 // arrays and chains of reductions plan, compute and are destroyed without deep recursion (the
 // default 8 MiB stack, sanitizer frames included), with values checked against closed forms.
+#include "plan/plan.hpp"
 #include <chunked/chunked.hpp>
-#include <chunked/plan/plan.hpp>
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "chunked/backend/cpu/random_kernels.hpp"
+#include "backend/cpu/random_kernels.hpp"
 #include "chunked/random/cuda_math.hpp"
 #include "chunked/random/distributions.hpp"
 #include "support/ulp.hpp"

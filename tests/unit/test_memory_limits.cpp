@@ -2,8 +2,8 @@
 // Work too large for memory is refused as chunked::OutOfMemory (an absurd thread count as
 // ValueError) naming what was asked, before it is allocated where it can be, and the runtime
 // stays usable afterwards.
+#include "core/memory_budget.hpp"
 #include <chunked/chunked.hpp>
-#include <chunked/core/memory_budget.hpp>
 
 #include <gtest/gtest.h>
 

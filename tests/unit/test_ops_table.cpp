@@ -2,12 +2,12 @@
 // The operation vocabulary (chunked/ops): every row of the elementwise and reduction tables is
 // complete, and the CPU's loop for every (operation, accepted dtype) computes what the row's
 // scalar definition does, bit for bit.
-#include <chunked/backend/cpu/interpreter.hpp>
+#include "backend/cpu/interpreter.hpp"
+#include "plan/block_program.hpp"
+#include "plan/partial.hpp"
 #include <chunked/ops/op_code.hpp>
 #include <chunked/ops/reduce_op.hpp>
 #include <chunked/ops/scalar.hpp>
-#include <chunked/plan/block_program.hpp>
-#include <chunked/plan/partial.hpp>
 
 #include <gtest/gtest.h>
 

@@ -2,8 +2,8 @@
 // Counts that leave int64 in core: shapes, byte counts, chunk grids, host allocations and the
 // checked-arithmetic helpers. Run under UBSan (the asan preset), where an unchecked overflow
 // fails the test even when it happens to give a plausible number.
+#include "core/checked.hpp"
 #include <chunked/chunked.hpp>
-#include <chunked/core/checked.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of runtime::parallel_for: every job exactly once, on the threads asked for, and errors.
+#include "runtime/parallel_for.hpp"
 #include <chunked/core/error.hpp>
-#include <chunked/runtime/parallel_for.hpp>
 
 #include <gtest/gtest.h>
 

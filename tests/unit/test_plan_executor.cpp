@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The executor code every backend shares (runtime/plan_executor.hpp) and the backend registry:
 // task graphs, consumer lists, and which destination copies a finalize may write through.
-#include <chunked/backend/cpu/executor.hpp>
+#include "backend/cpu/executor.hpp"
+#include "plan/plan.hpp"
+#include "runtime/backend.hpp"
+#include "runtime/plan_executor.hpp"
 #include <chunked/chunked.hpp>
 #include <chunked/config.hpp>
-#include <chunked/plan/plan.hpp>
-#include <chunked/runtime/backend.hpp>
-#include <chunked/runtime/plan_executor.hpp>
 
 #include <gtest/gtest.h>
 

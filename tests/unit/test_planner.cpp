@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Planner tests: fusion, slice pushdown into generators, chunk alignment, reduction trees.
+#include "plan/plan.hpp"
 #include <chunked/chunked.hpp>
-#include <chunked/plan/plan.hpp>
 
 #include <gtest/gtest.h>
 

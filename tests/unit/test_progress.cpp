@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of progress reporting: formatting, the bar, throttling and serialization of callbacks.
-#include <chunked/runtime/progress_bar.hpp>
-#include <chunked/runtime/scheduler.hpp>
+#include "runtime/progress_bar.hpp"
+#include "runtime/scheduler.hpp"
 
 #include <gtest/gtest.h>
 

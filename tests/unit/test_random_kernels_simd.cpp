@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The vectorised random kernels give, on every instruction set, the bits of the scalar reference.
 
-#include <chunked/backend/cpu/random_kernels.hpp>
+#include "backend/cpu/random_kernels.hpp"
 #include <chunked/random/distributions.hpp>
 
 #include <gtest/gtest.h>

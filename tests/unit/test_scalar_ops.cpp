@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The shared per-element semantics (backend/common) that the CPU interpreter and the generated
 // CUDA kernels both compile: edge cases checked directly, independent of any program.
-#include <chunked/backend/common/partial_ops.hpp>
-#include <chunked/backend/common/scalar_ops.hpp>
+#include "backend/common/partial_ops.hpp"
 #include <chunked/ops/op_code.hpp>
+#include <chunked/ops/scalar.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of TaskGraph and run_graph: ordering, priority, release, pinning, errors, nesting.
+#include "runtime/scheduler.hpp"
 #include <chunked/core/error.hpp>
-#include <chunked/runtime/scheduler.hpp>
 
 #include <gtest/gtest.h>
 

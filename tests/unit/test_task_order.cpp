@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The order of a plan's tasks: each result right after its inputs, ids still topological.
-#include <chunked/backend/cpu/executor.hpp>
+#include "backend/cpu/executor.hpp"
+#include "plan/plan.hpp"
+#include "plan/task_order.hpp"
 #include <chunked/chunked.hpp>
-#include <chunked/plan/plan.hpp>
-#include <chunked/plan/task_order.hpp>
 
 #include <gtest/gtest.h>
 

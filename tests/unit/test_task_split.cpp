@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Splitting large blocks into several tasks: the grids it makes, and that plans cut that way
 // compute what the block-per-task plans compute, deterministically.
-#include <chunked/backend/cpu/executor.hpp>
+#include "backend/cpu/executor.hpp"
+#include "plan/plan.hpp"
+#include "plan/task_split.hpp"
 #include <chunked/chunked.hpp>
-#include <chunked/plan/plan.hpp>
-#include <chunked/plan/task_split.hpp>
 
 #include <gtest/gtest.h>
 

@@ -139,14 +139,12 @@ constexpr std::string_view accumulator_name(Accumulator a) {
 
 /// Eight-byte words of one entry of a partial state of kind `a`.
 constexpr int accumulator_words(Accumulator a) {
-  switch (a) {
-#define CHUNKED_ACCUMULATOR_WORDS(kind, words)                                                     \
-  case Accumulator::kind:                                                                          \
-    return words;
-    CHUNKED_ACCUMULATORS(CHUNKED_ACCUMULATOR_WORDS)
+  constexpr int words[] = {
+#define CHUNKED_ACCUMULATOR_WORDS(kind, words) words,
+      CHUNKED_ACCUMULATORS(CHUNKED_ACCUMULATOR_WORDS)
 #undef CHUNKED_ACCUMULATOR_WORDS
-  }
-  return 1;
+  };
+  return words[static_cast<int>(a)];
 }
 
 /// Whether the first word of `op`'s state over `input` values is a double (else an int64).

@@ -4,8 +4,8 @@
 // strategies.
 #pragma once
 
-#include <chunked/plan/block_program.hpp>
-#include <chunked/plan/partial.hpp>
+#include "plan/block_program.hpp"
+#include "plan/partial.hpp"
 
 #include "backend/cpu/tile_program.hpp"
 

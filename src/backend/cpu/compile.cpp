@@ -4,7 +4,7 @@
 #include "backend/cpu/strategies/strategies.hpp"
 #include "backend/cpu/tile_program.hpp"
 
-#include <chunked/backend/cpu/interpreter.hpp>
+#include "backend/cpu/interpreter.hpp"
 
 #include <algorithm>
 #include <climits>

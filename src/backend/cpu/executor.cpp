@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // CPU executor: maps plan tasks to interpreter calls, owns intermediate buffers until released;
 // and the CPU backend behind runtime::cpu_backend().
-#include <chunked/backend/cpu/executor.hpp>
-#include <chunked/backend/cpu/interpreter.hpp>
-#include <chunked/backend/cpu/partials.hpp>
-#include <chunked/plan/partial.hpp>
-#include <chunked/runtime/backend.hpp>
-#include <chunked/runtime/plan_executor.hpp>
+#include "backend/cpu/executor.hpp"
+#include "backend/cpu/interpreter.hpp"
+#include "backend/cpu/partials.hpp"
+#include "plan/partial.hpp"
+#include "runtime/backend.hpp"
+#include "runtime/plan_executor.hpp"
 
 #include <cstring>
 #include <mutex>

@@ -3,9 +3,9 @@
 // compiled: the widest this CPU has.
 #pragma once
 
+#include "plan/block_program.hpp"
 #include <chunked/core/dtype.hpp>
 #include <chunked/core/types.hpp>
-#include <chunked/plan/block_program.hpp>
 
 #include "backend/cpu/interpreter_simd.hpp"
 

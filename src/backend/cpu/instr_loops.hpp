@@ -18,7 +18,7 @@
 // includes it, once (see isa.hpp), so they are never defined twice under one name.
 // NOLINTBEGIN(misc-definitions-in-headers)
 
-#include <chunked/backend/cpu/elementwise.hpp>
+#include "backend/cpu/elementwise.hpp"
 
 #include <cstddef>
 #include <cstdint>

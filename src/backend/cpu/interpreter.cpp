@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CPU tile interpreter's entry point: validate a block program, find or compile its
 // TileProgram (by structure, per thread), run it over the block.
-#include <chunked/backend/cpu/interpreter.hpp>
+#include "backend/cpu/interpreter.hpp"
 
 #include "backend/cpu/program_cache.hpp"
 #include "backend/cpu/tile_program.hpp"

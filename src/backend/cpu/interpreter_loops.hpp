@@ -260,9 +260,8 @@ index_t moments_rows(const double* const* rows, index_t n, double na, double* __
                      double* __restrict q) {
   constexpr int R = rows_at_once;
   // Independent chains per row: enough to hide the latency of each entry's serial updates,
-  // few enough that 2 * G state vectors stay in registers (32 with AVX-512, 16 with AVX2). On
-  // machine A, 8192 x 4096 rows, one thread: 14-15 ms folding with a check pass before,
-  // 10-11 ms like this with AVX-512; with AVX2 34 ms -> 12 ms (G = 2; 4 and 8 were slower).
+  // few enough that 2 * G state vectors stay in registers (32 with AVX-512, 16 with AVX2); no
+  // separate check pass before the fold (benchmarks/RESULTS.md, M5).
   constexpr int G = wide_lanes == 8 ? 8 : 2;
   constexpr index_t block = G * wide_lanes;
   double mean_ratio[R], m2_ratio[R];
@@ -283,8 +282,7 @@ index_t moments_rows(const double* const* rows, index_t n, double na, double* __
     }
     for (int r = first; r < R; ++r) {
       // Eight rows 32 KiB apart are more streams than the hardware prefetchers follow well:
-      // fetch each row 2 KiB ahead (a standalone loop on machine A, 8193 x 4096: 10.9-12.1 ms
-      // -> 9.1-9.7 ms with AVX-512, 12.3-12.5 -> 9.1-9.2 ms with AVX2; 1 and 4 KiB did worse).
+      // fetch each row 2 KiB ahead (benchmarks/RESULTS.md, M6).
       for (index_t line = 0; line < block; line += 8)
         __builtin_prefetch(rows[r] + done + line + 256);
       for (int g = 0; g < G; ++g) {
@@ -307,8 +305,8 @@ index_t moments_rows(const double* const* rows, index_t n, double na, double* __
     }
   }
   // Then a vector at a time: rows narrower than a block (x.std(Axes{0}) of ten columns) came
-  // here entry by entry, a chain of dependent updates per entry (machine A, 3355443 x 10, one
-  // thread: 48 ms against 16 ms for rows of 64).
+  // here entry by entry, a chain of dependent updates per entry, three times slower
+  // (benchmarks/RESULTS.md, M7).
   for (; done + wide_lanes <= n; done += wide_lanes) {
     wide_f64 mk = load_lanes<wide_lanes>(first ? rows[0] : m, done);
     wide_f64 qk = first ? wide_f64{} : load_lanes<wide_lanes>(q, done);

@@ -2,9 +2,9 @@
 // Wide-vector loops of the CPU tile interpreter, chosen at run time on the CPU found.
 #pragma once
 
+#include "plan/block_program.hpp"
 #include <chunked/core/dtype.hpp>
 #include <chunked/core/types.hpp>
-#include <chunked/plan/block_program.hpp>
 
 #include <array>
 #include <cstddef>

@@ -11,7 +11,7 @@
 // the build has no such copy (another architecture or compiler).
 #pragma once
 
-#include <chunked/backend/cpu/random_kernels.hpp>
+#include "backend/cpu/random_kernels.hpp"
 
 namespace chunked::cpu {
 

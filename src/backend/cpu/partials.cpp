@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Identities, combining and finalizing of reduction partial states on the CPU.
-#include <chunked/backend/cpu/elementwise.hpp>
-#include <chunked/backend/cpu/partials.hpp>
+#include "backend/cpu/partials.hpp"
+#include "backend/cpu/elementwise.hpp"
 
 #include <algorithm>
 #include <string>

@@ -2,8 +2,8 @@
 // The TilePrograms a thread has compiled, by structure: blocks of one computation share one.
 #pragma once
 
+#include "plan/block_program.hpp"
 #include <chunked/core/types.hpp>
-#include <chunked/plan/block_program.hpp>
 
 #include "backend/cpu/tile_program.hpp"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // CPU random kernels: dispatch to the vectorised kernels, and the scalar reference path.
 
-#include "chunked/backend/cpu/random_kernels.hpp"
+#include "backend/cpu/random_kernels.hpp"
 
 #include <algorithm>
 #include <atomic>

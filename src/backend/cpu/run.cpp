@@ -4,8 +4,8 @@
 #include "backend/cpu/strategies/strategies.hpp"
 #include "backend/cpu/tile_program.hpp"
 
-#include <chunked/backend/cpu/interpreter.hpp>
-#include <chunked/backend/cpu/partials.hpp>
+#include "backend/cpu/interpreter.hpp"
+#include "backend/cpu/partials.hpp"
 #include <chunked/core/error.hpp>
 
 #include <algorithm>

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "chunked/backend/cpu/random_kernels.hpp"
+#include "backend/cpu/random_kernels.hpp"
 #include "chunked/random/distributions.hpp"
 
 namespace chunked::cpu::simd {

@@ -16,8 +16,8 @@
 #include <cstdint>
 
 #include "backend/cpu/isa.hpp"
+#include "backend/cpu/random_kernels.hpp"
 #include "backend/cpu/simd_random.hpp"
-#include "chunked/backend/cpu/random_kernels.hpp"
 #include "chunked/random/cuda_math.hpp"
 #include "chunked/random/philox.hpp"
 

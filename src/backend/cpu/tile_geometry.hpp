@@ -3,8 +3,8 @@
 // contiguous axes merged, the row segments of one tile, and the strided copies between them.
 #pragma once
 
+#include "plan/block_program.hpp"
 #include <chunked/core/types.hpp>
-#include <chunked/plan/block_program.hpp>
 
 #include <algorithm>
 #include <array>

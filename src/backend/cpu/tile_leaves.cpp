@@ -2,8 +2,8 @@
 // Leaf fills of the CPU tile interpreter (see tile_leaves.hpp).
 #include "backend/cpu/tile_leaves.hpp"
 
-#include <chunked/backend/cpu/elementwise.hpp>
-#include <chunked/backend/cpu/random_leaves.hpp>
+#include "backend/cpu/elementwise.hpp"
+#include "backend/cpu/random_leaves.hpp"
 
 #include "backend/cpu/interpreter_simd.hpp"
 #include "backend/cpu/tile_geometry.hpp"

@@ -3,9 +3,9 @@
 // dtype), chosen when a program is compiled.
 #pragma once
 
+#include "plan/block_program.hpp"
 #include <chunked/core/dtype.hpp>
 #include <chunked/core/types.hpp>
-#include <chunked/plan/block_program.hpp>
 
 #include <cstddef>
 

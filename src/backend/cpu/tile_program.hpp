@@ -5,9 +5,9 @@
 // bases, constants, seeds, input and output pointers) it reads from the BlockProgram.
 #pragma once
 
+#include "plan/block_program.hpp"
 #include <chunked/core/dtype.hpp>
 #include <chunked/core/types.hpp>
-#include <chunked/plan/block_program.hpp>
 
 #include "backend/cpu/instr_kernels.hpp"
 #include "backend/cpu/interpreter_simd.hpp"

@@ -2,7 +2,7 @@
 // Store and reduce loops of the CPU tile interpreter (see tile_sinks.hpp).
 #include "backend/cpu/tile_sinks.hpp"
 
-#include <chunked/backend/cpu/partials.hpp>
+#include "backend/cpu/partials.hpp"
 #include <chunked/ops/reduce_op.hpp>
 
 namespace chunked::cpu {

@@ -3,10 +3,10 @@
 // into partial entries, one loop per (sink, dtype), chosen when a program is compiled.
 #pragma once
 
-#include <chunked/backend/cpu/tile_reduce.hpp>
+#include "backend/cpu/tile_reduce.hpp"
+#include "plan/block_program.hpp"
+#include "plan/partial.hpp"
 #include <chunked/core/dtype.hpp>
-#include <chunked/plan/block_program.hpp>
-#include <chunked/plan/partial.hpp>
 
 #include "backend/cpu/interpreter_simd.hpp"
 #include "backend/cpu/tile_geometry.hpp"

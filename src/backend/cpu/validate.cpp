@@ -2,7 +2,7 @@
 // Validation of block programs (see validate.hpp).
 #include "backend/cpu/validate.hpp"
 
-#include <chunked/backend/cpu/elementwise.hpp>
+#include "backend/cpu/elementwise.hpp"
 #include <chunked/core/error.hpp>
 
 #include <string>

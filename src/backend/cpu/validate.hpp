@@ -2,7 +2,7 @@
 // Checks that a BlockProgram is well formed before the CPU interpreter compiles or runs it.
 #pragma once
 
-#include <chunked/plan/block_program.hpp>
+#include "plan/block_program.hpp"
 
 #include <span>
 

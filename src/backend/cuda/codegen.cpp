@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Code generation for block programs: one struct per program plugged into the kernel skeletons.
-#include <chunked/backend/cuda/codegen.hpp>
+#include "backend/cuda/codegen.hpp"
+#include "plan/partial.hpp"
 #include <chunked/core/error.hpp>
 #include <chunked/ops/op_code.hpp>
-#include <chunked/plan/partial.hpp>
 #include <chunked/random/distributions.hpp>
 
 #include <fmt/format.h>
@@ -118,7 +118,7 @@ std::string generate_source(const BlockProgram& p, KernelSet set) {
   fmt::format_to(out, "// {} {}\n", p.structure_key(), kernel_set_name(set));
   if (random)
     s += "#define CHUNKED_KERNEL_RANDOM 1\n";
-  s += "#include <chunked/backend/cuda/kernel/program.hpp>\n"
+  s += "#include <backend/cuda/kernel/program.hpp>\n"
        "using namespace chunked::cuda::kernel;\n"
        "namespace {\nstruct P {\n";
   fmt::format_to(out, "  using result_type = {};\n  static constexpr int nd = {};\n",

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // NVRTC compilation, the one module cache, and driver-API launches (reached through the runtime's
 // entry-point query, so the library needs no link-time dependency on libcuda).
-#include <chunked/backend/cuda/compiler.hpp>
+#include "backend/cuda/compiler.hpp"
 #include <chunked/config.hpp>
 
 #include <fmt/format.h>
@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -23,6 +24,7 @@
 
 #if __has_include("chunked_embedded_cuda_kernel_headers.hpp")
 #include "chunked_embedded_cuda_kernel_headers.hpp"
+#include "chunked_embedded_cuda_kernel_private_headers.hpp"
 #define CHUNKED_HAVE_EMBEDDED_KERNEL_HEADERS 1
 #else
 #define CHUNKED_HAVE_EMBEDDED_KERNEL_HEADERS 0
@@ -79,13 +81,19 @@ void check_driver(CUresult status, const char* call, int device, const std::stri
 
 // ---- Headers the generated source includes -------------------------------------------------
 
-/// The include folder of chunked's own headers for NVRTC when they are not embedded:
+/// The include folder of chunked's public headers for NVRTC when they are not embedded:
 /// $CHUNKED_INCLUDE_DIR, else the source tree this file was compiled from.
 std::string include_root() {
   if (const char* env = std::getenv("CHUNKED_INCLUDE_DIR"))
     return env;
   const std::string file = __FILE__;
   return file.substr(0, file.rfind("src/backend/cuda/")) + "include";
+}
+
+/// The folder of the private headers that kernels include (src/ of the source tree).
+std::string private_root() {
+  const std::string file = __FILE__;
+  return file.substr(0, file.rfind("backend/cuda/"));
 }
 
 /// Text of every header the kernels may include, for the cache key (a changed header must not
@@ -95,25 +103,45 @@ const std::string& headers_fingerprint() {
     std::string all;
 #if CHUNKED_HAVE_EMBEDDED_KERNEL_HEADERS
     all = chunked_embedded_cuda_kernel_headers;
+    all += chunked_embedded_cuda_kernel_private_headers;
 #else
-    for (const char* name :
-         {"chunked/core/host_device.hpp", "chunked/random/philox.hpp",
-          "chunked/random/distributions.hpp", "chunked/random/cuda_math.hpp",
-          "chunked/ops/elementwise_table.hpp", "chunked/ops/op_code.hpp",
-          "chunked/ops/reduce_op.hpp", "chunked/ops/scalar.hpp",
-          "chunked/backend/common/scalar_ops.hpp", "chunked/backend/common/partial_ops.hpp",
-          "chunked/backend/cuda/kernel/args.hpp", "chunked/backend/cuda/kernel/elementwise.hpp",
-          "chunked/backend/cuda/kernel/partials.hpp", "chunked/backend/cuda/kernel/program.hpp"}) {
-      std::ifstream in(include_root() + "/" + name, std::ios::binary);
-      std::ostringstream ss;
-      ss << in.rdbuf();
-      all += ss.str();
-    }
+    const auto add = [&](const std::string& root, std::initializer_list<const char*> names) {
+      for (const char* name : names) {
+        std::ifstream in(root + "/" + name, std::ios::binary);
+        std::ostringstream ss;
+        ss << in.rdbuf();
+        all += ss.str();
+      }
+    };
+    add(include_root(), {"chunked/core/host_device.hpp", "chunked/random/philox.hpp",
+                         "chunked/random/distributions.hpp", "chunked/random/cuda_math.hpp",
+                         "chunked/ops/elementwise_table.hpp", "chunked/ops/op_code.hpp",
+                         "chunked/ops/reduce_op.hpp", "chunked/ops/scalar.hpp"});
+    add(private_root(), {"backend/common/partial_ops.hpp", "backend/cuda/kernel/args.hpp",
+                         "backend/cuda/kernel/elementwise.hpp", "backend/cuda/kernel/partials.hpp",
+                         "backend/cuda/kernel/program.hpp"});
 #endif
     return all;
   }();
   return text;
 }
+
+#if CHUNKED_HAVE_EMBEDDED_KERNEL_HEADERS
+/// The embedded headers, public and private, as the (names, contents) arrays NVRTC takes.
+struct EmbeddedHeaders {
+  std::vector<const char*> names, contents;
+  EmbeddedHeaders() {
+    for (std::size_t i = 0; i < chunked_embedded_cuda_kernel_headers_count; ++i) {
+      names.push_back(chunked_embedded_cuda_kernel_headers_names[i]);
+      contents.push_back(chunked_embedded_cuda_kernel_headers_contents[i]);
+    }
+    for (std::size_t i = 0; i < chunked_embedded_cuda_kernel_private_headers_count; ++i) {
+      names.push_back(chunked_embedded_cuda_kernel_private_headers_names[i]);
+      contents.push_back(chunked_embedded_cuda_kernel_private_headers_contents[i]);
+    }
+  }
+};
+#endif
 
 std::uint64_t fnv1a(const std::string& s, std::uint64_t h) {
   for (unsigned char c : s) {
@@ -148,10 +176,10 @@ namespace {
 Image compile_image(const std::string& key, const std::string& source, const std::string& arch) {
   nvrtcProgram prog = nullptr;
 #if CHUNKED_HAVE_EMBEDDED_KERNEL_HEADERS
-  const nvrtcResult created = nvrtcCreateProgram(
-      &prog, source.c_str(), "chunked_program.cu",
-      static_cast<int>(chunked_embedded_cuda_kernel_headers_count),
-      chunked_embedded_cuda_kernel_headers_contents, chunked_embedded_cuda_kernel_headers_names);
+  static const EmbeddedHeaders headers;
+  const nvrtcResult created = nvrtcCreateProgram(&prog, source.c_str(), "chunked_program.cu",
+                                                 static_cast<int>(headers.names.size()),
+                                                 headers.contents.data(), headers.names.data());
 #else
   const nvrtcResult created =
       nvrtcCreateProgram(&prog, source.c_str(), "chunked_program.cu", 0, nullptr, nullptr);
@@ -163,11 +191,13 @@ Image compile_image(const std::string& key, const std::string& source, const std
       &prog, [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
   const std::string arch_option = "--gpu-architecture=" + arch;
   const std::string own = "-I" + include_root();
+  const std::string own_private = "-I" + private_root();
   const std::string cuda_inc = std::string("-I") + CHUNKED_CUDA_INCLUDE_DIR;
   const std::string cccl_inc = std::string("-I") + CHUNKED_CUDA_CCCL_INCLUDE_DIR;
   // --fmad=false: the CPU backend never contracts a * b + c, and results must agree.
   std::vector<const char*> options = {arch_option.c_str(), "-std=c++17", "--fmad=false",
-                                      "-default-device",   own.c_str(),  cuda_inc.c_str()};
+                                      "-default-device",   own.c_str(),  own_private.c_str(),
+                                      cuda_inc.c_str()};
   if (CHUNKED_CUDA_CCCL_INCLUDE_DIR[0] != '\0')
     options.push_back(cccl_inc.c_str());
   const nvrtcResult compiled =

@@ -7,11 +7,11 @@
 #include "backend/cuda/launch_geometry.hpp"
 #include "backend/cuda/memory.hpp"
 
-#include <chunked/backend/cuda/partials.hpp>
-#include <chunked/backend/cuda/runtime.hpp>
-#include <chunked/backend/cuda/runtime_api.hpp>
-#include <chunked/plan/partial.hpp>
-#include <chunked/runtime/plan_executor.hpp>
+#include "backend/cuda/partials.hpp"
+#include "backend/cuda/runtime.hpp"
+#include "backend/cuda/runtime_api.hpp"
+#include "plan/partial.hpp"
+#include "runtime/plan_executor.hpp"
 
 #include <fmt/format.h>
 

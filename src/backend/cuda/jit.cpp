@@ -2,7 +2,7 @@
 // Modules of block programs, and a plan's compiles ahead of its run (jit.hpp).
 #include "backend/cuda/jit.hpp"
 
-#include <chunked/runtime/parallel_for.hpp>
+#include "runtime/parallel_for.hpp"
 
 #include <string>
 #include <unordered_set>

@@ -3,9 +3,9 @@
 // and NVRTC behind the one module cache), and the compiles a plan needs, made before it runs.
 #pragma once
 
-#include <chunked/backend/cuda/codegen.hpp>
-#include <chunked/backend/cuda/compiler.hpp>
-#include <chunked/plan/plan.hpp>
+#include "backend/cuda/codegen.hpp"
+#include "backend/cuda/compiler.hpp"
+#include "plan/plan.hpp"
 
 #include <cstdint>
 #include <vector>

@@ -5,8 +5,8 @@
 // GPU model or count; unit-tested without a GPU (tests/unit/test_launch_geometry.cpp).
 #pragma once
 
-#include <chunked/backend/cuda/kernel/args.hpp>
-#include <chunked/plan/block_program.hpp>
+#include "backend/cuda/kernel/args.hpp"
+#include "plan/block_program.hpp"
 
 #include <algorithm>
 #include <cstddef>

@@ -7,7 +7,7 @@
 
 #include "backend/cuda/launch_geometry.hpp"
 
-#include <chunked/backend/cuda/runtime.hpp>
+#include "backend/cuda/runtime.hpp"
 
 #include <cstddef>
 #include <functional>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Precompiled kernels for reduction partial states: identities, combining, finalizing.
-#include <chunked/backend/cuda/kernel/partials.hpp>
-#include <chunked/backend/cuda/partials.hpp>
+#include "backend/cuda/kernel/partials.hpp"
+#include "backend/cuda/partials.hpp"
 
 #include "backend/cuda/launch_geometry.hpp"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // CUDA runtime objects: checked calls, streams, events, pools and buffers.
-#include <chunked/backend/cuda/runtime.hpp>
-#include <chunked/backend/cuda/runtime_api.hpp>
+#include "backend/cuda/runtime.hpp"
+#include "backend/cuda/runtime_api.hpp"
 
 #include <fmt/format.h>
 
@@ -159,13 +159,11 @@ DeviceBuffer::~DeviceBuffer() {
 }
 
 namespace {
-/// Large blocks are ordinary host memory on huge pages, page-locked with cudaHostRegister: on H1
-/// (8 GiB in 256 MiB blocks) cudaMallocHost took 3.4-3.5 s and cudaFreeHost 1.0-1.4 s, where
-/// registering the same bytes took 0.22 s and unregistering and freeing them 0.19 s, with the
-/// same 55 GB/s to the device. Freed blocks go back to the host allocator's cache, so a block of
+/// Large blocks are ordinary host memory on huge pages, page-locked with cudaHostRegister, which
+/// is many times faster than cudaMallocHost and cudaFreeHost for the same transfer rate
+/// (benchmarks/RESULTS.md, M3). Freed blocks go back to the host allocator's cache, so a block of
 /// a size used before costs only its registration. Contents given at allocation are written
-/// before the registration: on H1, 8 GiB written on 16 threads and then registered took
-/// 0.34-0.38 s, registered first and then written 1.44-1.65 s.
+/// before the registration: page-locked pages are much slower to write first (M4).
 bool registered(std::size_t bytes) { return bytes >= detail::large_host_block; }
 
 /// Runs `fill` (when given) on memory `p` owns, releasing p if it throws.

@@ -2,8 +2,8 @@
 // run_graph: runs a TaskGraph on worker threads or inline, with progress and cancellation on error.
 #pragma once
 
+#include "runtime/task_graph.hpp"
 #include <chunked/runtime/compute_options.hpp>
-#include <chunked/runtime/task_graph.hpp>
 
 #include <cstdint>
 

@@ -3,8 +3,8 @@
 // user of chunked compiles against them; a build without CUDA defines them to report absence.
 #pragma once
 
+#include "plan/plan.hpp"
 #include <chunked/core/buffer.hpp>
-#include <chunked/plan/plan.hpp>
 #include <chunked/runtime/compute_options.hpp>
 
 #include <functional>

@@ -2,10 +2,10 @@
 // Filling a tile run of a random leaf (normal, uniform, integers) with the CPU random kernels.
 #pragma once
 
-#include <chunked/backend/cpu/elementwise.hpp>
-#include <chunked/backend/cpu/random_kernels.hpp>
+#include "backend/cpu/elementwise.hpp"
+#include "backend/cpu/random_kernels.hpp"
+#include "plan/block_program.hpp"
 #include <chunked/core/types.hpp>
-#include <chunked/plan/block_program.hpp>
 
 #include <algorithm>
 #include <cstdint>

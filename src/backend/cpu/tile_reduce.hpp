@@ -2,10 +2,10 @@
 // Per-tile accumulation of reduction partial states: one accumulator type per (ReduceOp, dtype).
 #pragma once
 
-#include <chunked/backend/cpu/elementwise.hpp>
-#include <chunked/backend/cpu/partials.hpp>
+#include "backend/cpu/elementwise.hpp"
+#include "backend/cpu/partials.hpp"
+#include "plan/partial.hpp"
 #include <chunked/core/types.hpp>
-#include <chunked/plan/partial.hpp>
 
 #include <cstdint>
 #include <limits>

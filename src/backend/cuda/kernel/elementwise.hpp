@@ -6,7 +6,7 @@
 // both backends compile: wrapping integers, Python-style mod, NaN-propagating minimum/maximum,
 // float-to-int casts that give the integer minimum when out of range. Generated kernels call these
 // names unqualified after `using namespace chunked::cuda::kernel`.
-#include "chunked/backend/cuda/kernel/args.hpp"
+#include "backend/cuda/kernel/args.hpp"
 #include "chunked/ops/scalar.hpp"
 
 #define CHUNKED_KD __device__ __forceinline__

@@ -3,11 +3,11 @@
 #pragma once
 
 // For nvcc and NVRTC only. Each accumulator applies the per-entry rules of
-// chunked/backend/common/partial_ops.hpp, which the CPU's partials.cpp applies too: the same
+// backend/common/partial_ops.hpp, which the CPU's partials.cpp applies too: the same
 // identities and pairwise combining, so a partial made on the GPU combines with the same rules as
 // one made on the CPU. Element folding follows the CPU's tile_reduce.hpp.
-#include "chunked/backend/common/partial_ops.hpp"
-#include "chunked/backend/cuda/kernel/elementwise.hpp"
+#include "backend/common/partial_ops.hpp"
+#include "backend/cuda/kernel/elementwise.hpp"
 #include "chunked/ops/reduce_op.hpp"
 
 namespace chunked::cuda::kernel {

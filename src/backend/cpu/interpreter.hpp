@@ -2,8 +2,8 @@
 // The CPU backend's tile interpreter: runs one plan::BlockProgram over host memory.
 #pragma once
 
+#include "plan/block_program.hpp"
 #include <chunked/core/types.hpp>
-#include <chunked/plan/block_program.hpp>
 
 #include <span>
 

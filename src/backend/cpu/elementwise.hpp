@@ -2,10 +2,10 @@
 // Scalar semantics of every elementwise OpCode for each element type, as the CPU backend runs them.
 #pragma once
 
+#include "plan/block_program.hpp"
+#include "plan/op_types.hpp"
 #include <chunked/core/dtype.hpp>
 #include <chunked/ops/scalar.hpp>
-#include <chunked/plan/block_program.hpp>
-#include <chunked/plan/op_types.hpp>
 
 /// @file
 /// The CPU backend's names for the shared per-element semantics of chunked/ops/scalar.hpp (one

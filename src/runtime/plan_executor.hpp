@@ -3,11 +3,11 @@
 // consumers, the dispatch of a task on its kind, and the copies a finalize can write through.
 #pragma once
 
-#include <chunked/plan/partial.hpp>
-#include <chunked/plan/plan.hpp>
+#include "plan/partial.hpp"
+#include "plan/plan.hpp"
+#include "runtime/scheduler.hpp"
+#include "runtime/task_graph.hpp"
 #include <chunked/runtime/compute_options.hpp>
-#include <chunked/runtime/scheduler.hpp>
-#include <chunked/runtime/task_graph.hpp>
 
 #include <cstddef>
 #include <cstdint>

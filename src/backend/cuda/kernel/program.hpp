@@ -15,7 +15,7 @@
 //   static i64 index(const ProgramArgs&, const i64* i);     // argmin/argmax index at i
 // Nothing here depends on thread timing: every reduction folds in an order fixed by the launch
 // shape, which the host derives from the box size alone.
-#include "chunked/backend/cuda/kernel/partials.hpp"
+#include "backend/cuda/kernel/partials.hpp"
 
 #if defined(CHUNKED_KERNEL_RANDOM)
 #include <curand_philox4x32_x.h>
@@ -130,11 +130,10 @@ template <class P> CHUNKED_KD void leaf_offsets(const ProgramArgs& a, const i64*
 /// which a kernel bound by memory latency needs to reach the bus's rate. With P::loads_first,
 /// every load of the batch is issued before the arithmetic of its first position: a slow path
 /// (a division's) is a call the compiler will not hoist later loads above, so evaluating
-/// position by position would wait for each position's loads in turn ((x - m) / s over 2 GiB on
-/// an H200: 1.64 ms position by position, 1.21 ms loads first). The loops stay in each kernel:
-/// moved into a helper that fills its caller's arrays, the compiler interleaved the loads with
-/// the divisions again (2.03 ms). Random programs, bound by arithmetic, use batch 1. The order
-/// in which a thread folds its values does not change.
+/// position by position would wait for each position's loads in turn. The loops stay in each
+/// kernel: moved into a helper that fills its caller's arrays, the compiler interleaved the loads
+/// with the divisions again (benchmarks/RESULTS.md, M1). Random programs, bound by arithmetic,
+/// use batch 1. The order in which a thread folds its values does not change.
 template <class P> CHUNKED_KD void store_kernel(const ProgramArgs& a) {
   using T = typename P::result_type;
   constexpr int nd = P::nd > 0 ? P::nd : 1;
@@ -349,7 +348,7 @@ template <class P, class Acc, int KX> CHUNKED_KD void reduce_axes_kernel(const P
 /// lane l folds segments l, l + 32, l + 64, ... in order, then the 32 lanes fold in a fixed tree.
 /// The order depends on the segment count alone. One thread per position folding every segment
 /// in turn made a chain of hundreds of dependent merges where there are few kept positions and
-/// many segments (x.std(Axes{0}) over 65536 x 64 blocks: 512 segments, 150 us per block).
+/// many segments (benchmarks/RESULTS.md, M2).
 template <class P, class Acc>
 CHUNKED_KD void reduce_axes_final_kernel(const ProgramArgs& a, int segments) {
   constexpr int nd = P::nd > 0 ? P::nd : 1;

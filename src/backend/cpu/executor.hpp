@@ -2,7 +2,7 @@
 // The CPU backend's executor: runs a plan's tasks on host memory with the thread-pool scheduler.
 #pragma once
 
-#include <chunked/plan/plan.hpp>
+#include "plan/plan.hpp"
 #include <chunked/runtime/compute_options.hpp>
 
 #include <memory>

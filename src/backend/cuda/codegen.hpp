@@ -3,8 +3,8 @@
 // the kernel's argument block.
 #pragma once
 
-#include <chunked/backend/cuda/kernel/args.hpp>
-#include <chunked/plan/block_program.hpp>
+#include "backend/cuda/kernel/args.hpp"
+#include "plan/block_program.hpp"
 
 #include <cstdint>
 #include <string>

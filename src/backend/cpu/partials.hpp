@@ -2,10 +2,10 @@
 // CPU implementations of reduction partial states: identities, pairwise combining, finalizing.
 #pragma once
 
-#include <chunked/backend/common/partial_ops.hpp>
+#include "backend/common/partial_ops.hpp"
+#include "plan/partial.hpp"
 #include <chunked/core/dtype.hpp>
 #include <chunked/core/types.hpp>
-#include <chunked/plan/partial.hpp>
 
 /// @file
 /// The word layout of every partial state is plan::partial_layout. The identities written by
@@ -16,7 +16,7 @@
 /// The argmin/argmax identity index is the largest int64, so the ordinary "smaller index wins
 /// ties" rule lets any real element replace it, with no special case for an empty state.
 /// The per-entry rules (identities, combining, finalizing) are
-/// chunked/backend/common/partial_ops.hpp, shared with the CUDA backend; these functions lay them
+/// backend/common/partial_ops.hpp, shared with the CUDA backend; these functions lay them
 /// over PartialWord arrays.
 
 namespace chunked::cpu {

@@ -2,10 +2,10 @@
 // Reduction partial states: their word layout, identities and result dtypes, shared by backends.
 #pragma once
 
+#include "plan/block_program.hpp"
 #include <chunked/core/dtype.hpp>
 #include <chunked/core/error.hpp>
 #include <chunked/ops/reduce_op.hpp>
-#include <chunked/plan/block_program.hpp>
 
 #include <cstdint>
 #include <string>

@@ -3,9 +3,9 @@
 // semantics of the CPU's backend/cpu/partials.hpp.
 #pragma once
 
-#include <chunked/backend/cuda/runtime.hpp>
+#include "backend/cuda/runtime.hpp"
+#include "plan/partial.hpp"
 #include <chunked/core/types.hpp>
-#include <chunked/plan/partial.hpp>
 
 #include <span>
 

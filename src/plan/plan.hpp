@@ -2,11 +2,11 @@
 // Plan: the block tasks that compute a set of arrays, as data every backend's executor reads.
 #pragma once
 
+#include "plan/block_program.hpp"
+#include "plan/task_split.hpp"
 #include <chunked/core/buffer.hpp>
 #include <chunked/core/chunk_grid.hpp>
 #include <chunked/graph/node.hpp>
-#include <chunked/plan/block_program.hpp>
-#include <chunked/plan/task_split.hpp>
 
 #include <cstdint>
 #include <memory>

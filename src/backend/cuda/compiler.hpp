@@ -3,7 +3,7 @@
 // launch through the driver API.
 #pragma once
 
-#include <chunked/backend/cuda/runtime.hpp>
+#include "backend/cuda/runtime.hpp"
 
 #include <cuda.h>
 

@@ -4,8 +4,8 @@
 // registry of the backends this library knows.
 #pragma once
 
+#include "plan/plan.hpp"
 #include <chunked/core/buffer.hpp>
-#include <chunked/plan/plan.hpp>
 #include <chunked/runtime/compute_options.hpp>
 
 #include <cstddef>

@@ -4,7 +4,7 @@
 #pragma once
 
 // Compiled by the host compiler, by nvcc and by NVRTC, like scalar_ops.hpp.
-#include "chunked/backend/common/scalar_ops.hpp"
+#include <chunked/ops/scalar.hpp>
 
 /// @file
 /// A partial state (plan::partial_layout) holds its values as double for floating inputs and as

@@ -2,9 +2,9 @@
 // Transition names of the dtype rules of elementwise operations, which live in chunked/ops.
 #pragma once
 
+#include "plan/block_program.hpp"
 #include <chunked/core/dtype.hpp>
 #include <chunked/ops/op_code.hpp>
-#include <chunked/plan/block_program.hpp>
 
 namespace chunked::plan {
 

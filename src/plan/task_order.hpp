@@ -3,7 +3,7 @@
 // one task and then by the next is still in the caches.
 #pragma once
 
-#include <chunked/plan/plan.hpp>
+#include "plan/plan.hpp"
 
 namespace chunked::plan {
 
