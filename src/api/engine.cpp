@@ -64,11 +64,6 @@ std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, const Resolved& o
 
 } // namespace
 
-BackendKind resolve_backend(BackendKind requested) {
-  return &resolve(requested).backend == &runtime::cuda_backend() ? BackendKind::cuda
-                                                                 : BackendKind::cpu;
-}
-
 void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
                   const ComputeOptions& options) {
   validate(options);

@@ -31,7 +31,4 @@ graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend,
 graph::NodePtr store_host_data(const void* data, DType dtype, const Shape& shape,
                                const std::vector<index_t>& chunks, BackendKind backend);
 
-/// The backend a computation actually runs on (Auto resolved); BackendError when unusable.
-BackendKind resolve_backend(BackendKind requested);
-
 } // namespace chunked::detail
