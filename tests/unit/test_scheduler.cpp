@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <random>
@@ -67,6 +68,8 @@ public:
     }
     if (work_ > std::chrono::nanoseconds(0))
       std::this_thread::sleep_for(work_);
+    if (on_run_)
+      on_run_(t);
     if (!consumers_[t].empty())
       track_live(+1);
     end_[t] = ++clock_;
@@ -129,6 +132,7 @@ public:
   TaskId throw_on_release_ = ~TaskId{0};
   std::chrono::nanoseconds work_{0};
   std::uint64_t bytes_per_task_ = 8;
+  std::function<void(TaskId)> on_run_; ///< called by each run, after it is recorded
 
 private:
   void track_live(int delta) {
@@ -481,6 +485,16 @@ TEST(Scheduler, SleepingWorkersAreWokenForLateWork) {
   g.add(fan);
   RecordingExecutor ex(g);
   ex.work_ = std::chrono::milliseconds(1);
+  // Each task of the fan-out waits until every worker has run a task (for 10 s at most in all):
+  // a woken worker then takes part however late a busy machine schedules it, and a worker that is
+  // never woken fails the test by the count below, not by a race with the other workers.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  ex.on_run_ = [&](TaskId t) {
+    if (t < fan.front() || t > fan.back())
+      return;
+    while (ex.threads().size() < 4 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+  };
   run_graph(g, ex, 4, threads_options());
   ex.expect_complete_run();
   EXPECT_EQ(ex.threads().size(), 4u);
