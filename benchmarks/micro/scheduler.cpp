@@ -69,7 +69,11 @@ template <TaskGraph (*Make)(std::size_t)> void bm_run(benchmark::State& state) {
   if (workers == 0)
     options.scheduler = Scheduler::single_threaded;
   if (state.range(2) != 0)
-    options.on_progress = [](const chunked::Progress& p) { benchmark::DoNotOptimize(p); };
+    options.on_progress = [](const chunked::Progress& p) {
+      // A copy: DoNotOptimize of a const reference is deprecated.
+      chunked::index_t done = p.blocks_done;
+      benchmark::DoNotOptimize(done);
+    };
   TrivialExecutor executor;
   for (auto _ : state)
     run_graph(graph, executor, workers == 0 ? 1 : workers, options);
