@@ -238,6 +238,11 @@ TEST_F(ShapeViews, ViewsComposeWithSlicesInEitherOrder) {
     EXPECT_TRUE(
         matches(swapaxes(x(2), 0, 1).compute(), ref_transpose(index(ref, {index_t{2}}), {1, 0})));
     EXPECT_TRUE(matches(transpose(transpose(x, p), {1, 2, 0}).compute(), ref));
+    // Axes of length 1 made by slices are squeezed where the slice starts; slices broadcast.
+    EXPECT_TRUE(matches(squeeze(x(slice(2, 3), all, slice(-1, none))).compute(),
+                        index(ref, {index_t{2}, Slice(none, none), index_t{-1}})));
+    EXPECT_TRUE(matches(broadcast_to(x(slice(3, 4), 1), Shape{2, 4, 7}).compute(),
+                        ref_broadcast_to(index(ref, {Slice(3, 4), index_t{1}}), {2, 4, 7})));
     const A stacked =
         squeeze(expand_dims(moveaxis(x, 0, -1), 1)(slice(none, none, -1), 0, slice(2, 5)));
     const auto want = index(ref_transpose(ref, {1, 2, 0}), {Slice(none, none, -1), Slice(2, 5)});
@@ -274,6 +279,11 @@ TEST_F(ShapeViews, ElementwiseAndReductionsOverPermutedAxes) {
     EXPECT_TRUE(matches(xt.mean().compute(), ref_mean(t), tight<double>()));
     EXPECT_TRUE(matches(xt.argmax(0).compute(), ref_arg(t, index_t{0}, true)));
     EXPECT_TRUE(matches(xt.argmin().compute(), ref_arg(t, std::nullopt, false)));
+    // Views of reduction results (computed blocks read through the view).
+    EXPECT_TRUE(matches(transpose(xt.sum(Axes{0})).compute(),
+                        ref_transpose(ref_sum(t, {0}), {1, 0}), tight<double>()));
+    EXPECT_TRUE(
+        matches(squeeze(x.sum(Axes{1}, true)).compute(), ref_sum(ref, {1}), tight<double>()));
     EXPECT_TRUE(matches(moveaxis(x, 2, 0).var(Axes{1, 2}).compute(),
                         ref_var(ref_transpose(ref, {2, 0, 1}), {1, 2}, 0, false), tight<double>()));
   }
