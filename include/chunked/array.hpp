@@ -43,6 +43,9 @@ graph::NodePtr reduce(const graph::NodePtr& node, ops::ReduceOp op, const Axes& 
                       index_t ddof = 0);
 graph::NodePtr arg_reduce(const graph::NodePtr& node, ops::ReduceOp op, std::optional<int> axis);
 graph::NodePtr rechunk(const graph::NodePtr& node, const Chunks& chunks);
+/// x.transpose(): the axes in the order `axes` gives (reversed without it); see shape_ops.hpp.
+graph::NodePtr transpose(const graph::NodePtr& node,
+                         const std::optional<std::vector<index_t>>& axes);
 graph::NodePtr empty_array(DType dtype);
 } // namespace detail
 
@@ -142,6 +145,17 @@ public:
   auto argmax(std::optional<int> axis = {}) const {
     return ChunkedArray<std::int64_t, Backend>(
         detail::arg_reduce(node_, ops::ReduceOp::argmax, axis));
+  }
+
+  /// The axes reversed: a lazy view whose element (i, j, k) is this array's (k, j, i). As
+  /// chunked::transpose (shape_ops.hpp): no data moves until a block program reads it, and the
+  /// chunk grid is this one's, reversed.
+  ChunkedArray transpose() const { return ChunkedArray(detail::transpose(node_, std::nullopt)); }
+  /// The axes permuted: output axis k is axis `axes[k]` of this array (negative counts from the
+  /// end), as NumPy's `x.transpose(axes)`. A list of the wrong length or a repeated axis is a
+  /// ValueError; an axis out of range an IndexError.
+  ChunkedArray transpose(const std::vector<index_t>& axes) const {
+    return ChunkedArray(detail::transpose(node_, axes));
   }
 
   /// The same values with other chunk lengths (aligned lazily by the planner).

@@ -21,3 +21,4 @@
 #include <chunked/reductions.hpp>
 #include <chunked/runtime/compute_options.hpp>
 #include <chunked/runtime/progress.hpp>
+#include <chunked/shape_ops.hpp>

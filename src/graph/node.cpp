@@ -233,10 +233,17 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
 NodePtr broadcast_to(NodePtr input, const Shape& shape) {
   if (input->shape == shape)
     return input;
-  if (broadcast_shapes(input->shape, shape) != shape)
-    throw ShapeError("shape " + input->shape.to_string() + " cannot be broadcast to " +
-                     shape.to_string());
   const index_t nd = shape.ndim(), lead = nd - input->shape.ndim();
+  bool fits = lead >= 0;
+  for (index_t d = 0; fits && d < input->shape.ndim(); ++d) {
+    const index_t n = input->shape.extents()[d];
+    fits = n == 1 || n == shape.extents()[d + lead];
+  }
+  if (!fits)
+    throw ShapeError("shape " + input->shape.to_string() + " cannot be broadcast to " +
+                     shape.to_string() +
+                     "; expected at most as many axes as the target, each of length 1 or the "
+                     "target's length on the axis it aligns with from the last one");
   ViewParams v;
   v.fixed.assign(static_cast<std::size_t>(input->shape.ndim()), -1);
   for (index_t k = 0; k < nd; ++k) {

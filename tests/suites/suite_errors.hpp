@@ -4,6 +4,7 @@
 #pragma once
 
 #include "support/backend.hpp"
+#include "support/errors.hpp"
 #include "support/reference.hpp"
 
 #include <limits>
@@ -17,23 +18,6 @@ namespace chunked::test {
 namespace {
 
 using Errors = BackendTest;
-
-/// f() must throw exactly an E (or a subclass) whose message contains every word.
-template <class E, class F>
-void expect_error(F&& f, std::initializer_list<std::string_view> words) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception thrown; expected " << ::testing::internal::GetTypeName<E>();
-  } catch (const E& e) {
-    const std::string message = e.what();
-    for (std::string_view w : words)
-      EXPECT_NE(message.find(w), std::string::npos)
-          << "message \"" << message << "\" does not mention \"" << w << "\"";
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected " << ::testing::internal::GetTypeName<E>()
-                  << ", got another exception: " << e.what();
-  }
-}
 
 using A = ChunkedArray<double, Backend>;
 

@@ -105,6 +105,50 @@ TEST(Planner, NegativeStepsBecomeNegativeStrides) {
   EXPECT_EQ(prog.leaves[0].map.base, 99);
 }
 
+// A transposed, sliced random array lowers like a slice: one fused program per block, the
+// transpose a permutation of the generator's coefficients, only the kept elements generated.
+TEST(Planner, TransposesPermuteLeafMapsAndGenerateOnlyWhatIsRead) {
+  Generator rng(3);
+  auto x = rng.normal<double>(Shape{300, 200, 100}, Chunks{100, 50, 25});
+  // t has shape (34, 300): t[i, j] = x[j, 5, 3 * i].
+  auto t = transpose(x, {2, 0, 1})(slice(none, none, 3), all, 5);
+  std::vector<double> out;
+  const plan::Plan p = plan_for(t.sum().node(), out);
+  ASSERT_EQ(p.stages.size(), 2u);
+  const plan::Stage& st = p.stages[0];
+  EXPECT_TRUE(st.stored_leaves.empty());
+  EXPECT_EQ(count_tasks(p, TaskKind::gather), 0);
+  ASSERT_EQ(st.program.leaves.size(), 1u);
+  EXPECT_EQ(st.program.leaves[0].kind, LeafKind::normal);
+  EXPECT_EQ(st.program.leaves[0].map.coef[0], 3) << "output axis 0 steps x's last axis by 3";
+  EXPECT_EQ(st.program.leaves[0].map.coef[1], 200 * 100) << "output axis 1 is x's first axis";
+  index_t generated = 0;
+  plan::BlockProgram prog;
+  for (plan::TaskId id = 0; id < p.tasks.size(); ++id)
+    if (p.tasks[id].kind == TaskKind::program && p.tasks[id].index == 0) {
+      p.instantiate(id, prog);
+      generated += prog.size();
+    }
+  EXPECT_EQ(generated, 34 * 300);
+  // The chunk grid is x's, permuted, then sliced.
+  EXPECT_EQ(t.chunks().lengths(1), x.chunks().lengths(0));
+}
+
+// A transposed stored array reads each output block from one input block: no gathers.
+TEST(Planner, TransposedStoredBlocksAreReadWithoutGathers) {
+  std::vector<double> data(6 * 10 * 4);
+  for (std::size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<double>(i);
+  auto a = from_host(std::span<const double>(data), Shape{6, 10, 4}, Chunks{4, 3, 3});
+  auto t = moveaxis(a, 0, -1) * 2.0;
+  std::vector<double> out;
+  const plan::Plan p = plan_for(t.node(), out);
+  EXPECT_EQ(count_tasks(p, TaskKind::gather), 0);
+  EXPECT_EQ(count_tasks(p, TaskKind::program), a.numblocks());
+  const auto r = t.compute();
+  EXPECT_EQ(r(7, 2, 5), 2.0 * static_cast<double>((5 * 10 + 7) * 4 + 2));
+}
+
 // Operands stored with different chunk grids are aligned by gathers, never by the user.
 TEST(Planner, MisalignedStoredOperandsAreGathered) {
   std::vector<double> data(60);
