@@ -12,6 +12,7 @@
 #include <chunked/core/ndarray.hpp>
 #include <chunked/core/version.hpp>
 #include <chunked/creation.hpp>
+#include <chunked/elementwise_function.hpp>
 #if !defined(__CUDACC__)
 #include <chunked/format.hpp>
 #endif

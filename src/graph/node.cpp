@@ -66,6 +66,30 @@ NodePtr finish(Node n) {
   return NodePtr(std::move(owner), node);
 }
 
+/// The shape operands of an elementwise operation share (ShapeError when they differ).
+Shape operands_shape(std::string_view what, const std::vector<NodePtr>& inputs) {
+  const Shape& shape = inputs[0]->shape;
+  for (const auto& in : inputs)
+    if (in->shape != shape)
+      throw ShapeError("elementwise " + std::string(what) + ": operand shapes " +
+                       shape.to_string() + " and " + in->shape.to_string() + " differ");
+  return shape;
+}
+
+/// Per axis, the finest operand grid: broadcast operands have one chunk there, so the real
+/// chunking wins; operands of different grids are aligned to it by the planner.
+ChunkGrid finest_grid(const std::vector<NodePtr>& inputs) {
+  std::vector<std::vector<index_t>> lengths;
+  for (index_t k = 0; k < inputs[0]->shape.ndim(); ++k) {
+    const std::vector<index_t>* best = &inputs[0]->grid.lengths(k);
+    for (const auto& in : inputs)
+      if (in->grid.lengths(k).size() > best->size())
+        best = &in->grid.lengths(k);
+    lengths.push_back(*best);
+  }
+  return ChunkGrid(std::move(lengths));
+}
+
 /// Chunk lengths along one output axis of a view: consecutive output positions that read the
 /// same source block form one chunk, as Dask does for sliced arrays.
 std::vector<index_t> view_axis_lengths(const ChunkGrid& src, int axis, index_t start, index_t step,
@@ -279,23 +303,26 @@ NodePtr make_elementwise(ops::OpCode op, DType result, std::vector<NodePtr> inpu
                      std::string(dtype_name(operand)) + " gives " +
                      std::string(dtype_name(ops::op_result_dtype(op, operand))) + ", not " +
                      std::string(dtype_name(result)));
-  const Shape& shape = inputs[0]->shape;
-  for (const auto& in : inputs)
-    if (in->shape != shape)
-      throw ShapeError("elementwise " + std::string(ops::op_name(op)) + ": operand shapes " +
-                       shape.to_string() + " and " + in->shape.to_string() + " differ");
-  // Per axis, the finest operand grid: broadcast operands have one chunk there, so the real
-  // chunking wins; operands of different grids are aligned to it by the planner.
-  std::vector<std::vector<index_t>> lengths;
-  for (index_t k = 0; k < shape.ndim(); ++k) {
-    const std::vector<index_t>* best = &inputs[0]->grid.lengths(k);
-    for (const auto& in : inputs)
-      if (in->grid.lengths(k).size() > best->size())
-        best = &in->grid.lengths(k);
-    lengths.push_back(*best);
-  }
-  return finish(Node{NodeKind::elementwise, result, shape, ChunkGrid(std::move(lengths)),
-                     std::move(inputs), ElementwiseParams{op}});
+  const Shape shape = operands_shape(ops::op_name(op), inputs);
+  ChunkGrid grid = finest_grid(inputs);
+  return finish(Node{NodeKind::elementwise, result, shape, std::move(grid), std::move(inputs),
+                     ElementwiseParams{op, nullptr}});
+}
+
+NodePtr make_call(std::shared_ptr<const ops::UserFunction> fn, std::vector<NodePtr> inputs) {
+  if (inputs.size() != fn->params.size())
+    throw ValueError(fmt::format("ElementwiseFunction {} takes {} arguments, given {}", fn->name,
+                                 fn->params.size(), inputs.size()));
+  for (std::size_t j = 0; j < inputs.size(); ++j)
+    if (inputs[j]->dtype != fn->params[j])
+      throw ValueError(fmt::format("ElementwiseFunction {}: argument {} is {}, expected {}",
+                                   fn->name, j, dtype_name(inputs[j]->dtype),
+                                   dtype_name(fn->params[j])));
+  const Shape shape = operands_shape(fn->name, inputs);
+  ChunkGrid grid = finest_grid(inputs);
+  const DType result = fn->result;
+  return finish(Node{NodeKind::elementwise, result, shape, std::move(grid), std::move(inputs),
+                     ElementwiseParams{ops::OpCode::cast, std::move(fn)}});
 }
 
 NodePtr cast(NodePtr input, DType dtype) {

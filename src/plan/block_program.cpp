@@ -71,9 +71,13 @@ std::string BlockProgram::describe() const {
   }
   for (std::size_t j = 0; j < instrs.size(); ++j) {
     const Instr& in = instrs[j];
-    fmt::format_to(out, "  v{} = {} {}", leaves.size() + j, opcode_name(in.op),
+    fmt::format_to(out, "  v{} = {} {}", leaves.size() + j,
+                   in.call < 0 ? std::string(opcode_name(in.op))
+                   : static_cast<std::size_t>(in.call) < functions.size()
+                       ? "call " + functions[static_cast<std::size_t>(in.call)]->name
+                       : std::string("call ?"),
                    dtype_name(in.dtype));
-    for (int a = 0; a < opcode_arity(in.op); ++a)
+    for (int a = 0; a < in.arity(); ++a)
       fmt::format_to(out, "{}v{}", a ? ", " : " (", in.args[a]);
     s += ")\n";
   }
@@ -103,8 +107,15 @@ std::string BlockProgram::structure_key() const {
       fmt::format_to(out, ".{}", leaf.input);
   }
   for (const Instr& in : instrs) {
-    fmt::format_to(out, "|I{}.{}", static_cast<int>(in.op), static_cast<int>(in.dtype));
-    for (int a = 0; a < opcode_arity(in.op); ++a)
+    if (in.call >= 0)
+      fmt::format_to(out, "|C{}.{}",
+                     static_cast<std::size_t>(in.call) < functions.size()
+                         ? functions[static_cast<std::size_t>(in.call)]->key
+                         : std::string("?"),
+                     static_cast<int>(in.dtype));
+    else
+      fmt::format_to(out, "|I{}.{}", static_cast<int>(in.op), static_cast<int>(in.dtype));
+    for (int a = 0; a < in.arity(); ++a)
       fmt::format_to(out, ".{}", in.args[a]);
   }
   if (sink.kind == Sink::Kind::store)

@@ -8,9 +8,11 @@
 #include <chunked/ops/op_code.hpp>
 #include <chunked/ops/reduce_op.hpp>
 #include <chunked/ops/scalar_value.hpp>
+#include <chunked/ops/user_function.hpp>
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -62,10 +64,17 @@ struct Leaf {
 /// One SSA instruction. Value numbers: 0 .. leaves-1 are the leaves, then instruction j has value
 /// number leaves + j. The program's result is its last value. Operands share one dtype (the
 /// planner inserts casts); `dtype` is the result's (ops::op_result_dtype, or a cast's target).
+///
+/// A call of a user function is an instruction too: `call` numbers it in BlockProgram::functions
+/// (op is then unused), its operands have the function's parameter dtypes, `dtype` its result's.
 struct Instr {
   OpCode op = OpCode::cast;
   DType dtype = DType::float64;
   std::array<std::int16_t, 3> args{{-1, -1, -1}};
+  std::int8_t call = -1;      ///< >= 0: a call of BlockProgram::functions[call]
+  std::int8_t call_arity = 0; ///< calls: the function's number of arguments
+
+  int arity() const { return call >= 0 ? call_arity : opcode_arity(op); }
 };
 
 struct Sink {
@@ -91,6 +100,8 @@ struct BlockProgram {
   std::array<index_t, max_ndim> extent{}; ///< the iteration box
   std::vector<Leaf> leaves;
   std::vector<Instr> instrs;
+  /// The user functions the instructions call, each once.
+  std::vector<std::shared_ptr<const ops::UserFunction>> functions;
   Sink sink;
 
   index_t size() const {
@@ -108,7 +119,8 @@ struct BlockProgram {
 
   /// A text form for tests, logs and cache keys (structure and constants).
   std::string describe() const;
-  /// Key of the program's structure only (ops, dtypes, leaf kinds, rank, sink kind): programs
+  /// Key of the program's structure only (ops, called functions' keys, dtypes, leaf kinds, rank,
+  /// sink kind): programs
   /// with equal keys differ only in constants, index maps and extents, so a compiled kernel
   /// for one serves all of them.
   std::string structure_key() const;

@@ -85,9 +85,14 @@ public:
         continue;
       }
       if (n.kind == NodeKind::elementwise) {
+        const auto& ep = n.as<graph::ElementwiseParams>();
         Instr ins;
-        ins.op = n.as<graph::ElementwiseParams>().op;
+        ins.op = ep.op;
         ins.dtype = n.dtype;
+        if (ep.function) {
+          ins.call = function_number(ep.function);
+          ins.call_arity = static_cast<std::int8_t>(ep.function->params.size());
+        }
         for (int j = 0; j < f.nargs; ++j)
           ins.args[j] = static_cast<std::int16_t>(f.args[j]);
         body_.prog.instrs.push_back(ins);
@@ -200,6 +205,16 @@ private:
     return add_leaf(leaf);
   }
 
+  /// The number of `fn` among the program's functions, added at its first call.
+  std::int8_t function_number(const std::shared_ptr<const ops::UserFunction>& fn) {
+    auto& fns = body_.prog.functions;
+    for (std::size_t j = 0; j < fns.size(); ++j)
+      if (fns[j] == fn)
+        return static_cast<std::int8_t>(j);
+    fns.push_back(fn);
+    return static_cast<std::int8_t>(fns.size() - 1);
+  }
+
   int ndim_;
   const ForcedSet& forced_;
   Body& body_;
@@ -211,7 +226,7 @@ private:
 void renumber(BlockProgram& prog) {
   const int nleaves = static_cast<int>(prog.leaves.size());
   for (auto& ins : prog.instrs)
-    for (int j = 0; j < opcode_arity(ins.op); ++j)
+    for (int j = 0; j < ins.arity(); ++j)
       if (ins.args[j] < 0)
         ins.args[j] = static_cast<std::int16_t>(nleaves + (-ins.args[j] - 1));
 }

@@ -9,6 +9,7 @@
 #include <chunked/ops/op_code.hpp>
 #include <chunked/ops/reduce_op.hpp>
 #include <chunked/ops/scalar_value.hpp>
+#include <chunked/ops/user_function.hpp>
 
 #include <memory>
 #include <variant>
@@ -47,6 +48,8 @@ struct StoredParams {
 };
 struct ElementwiseParams {
   ops::OpCode op = ops::OpCode::add;
+  /// Set for a call of a user function (op then unused): its inputs have its parameter dtypes.
+  std::shared_ptr<const ops::UserFunction> function;
 };
 /// A view: output axis k (extent `length[k]`) reads source axis `source[k]` at
 /// `start[k] + step[k] * i` (step 0 broadcasts; source -1 is a new axis); a source axis that no
@@ -101,6 +104,9 @@ NodePtr make_arange(index_t length, index_t chunk, DType dtype, ops::Scalar star
 NodePtr make_stored(std::shared_ptr<const StoredData> data);
 /// Elementwise op over inputs of equal shape (broadcast first); inserts no casts itself.
 NodePtr make_elementwise(ops::OpCode op, DType result, std::vector<NodePtr> inputs);
+/// A call of user function `fn` on inputs of its parameter dtypes and of equal shape (broadcast
+/// first); the result has fn's result dtype.
+NodePtr make_call(std::shared_ptr<const ops::UserFunction> fn, std::vector<NodePtr> inputs);
 NodePtr make_view(NodePtr input, ViewParams view);
 NodePtr make_rechunk(NodePtr input, const std::vector<index_t>& chunks);
 NodePtr make_reduce(NodePtr input, ReduceParams p);

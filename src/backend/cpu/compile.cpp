@@ -68,7 +68,7 @@ std::vector<int> plan_slots(const BlockProgram& p, const std::vector<InvariantLe
     if (last_use[v] < 0)
       continue;
     const Instr& in = p.instrs[v - nl];
-    for (int a = 0; a < plan::opcode_arity(in.op); ++a)
+    for (int a = 0; a < in.arity(); ++a)
       last_use[in.args[a]] = std::max(last_use[in.args[a]], v);
   }
   for (int l = 0; l < nl; ++l)
@@ -93,7 +93,7 @@ std::vector<int> plan_slots(const BlockProgram& p, const std::vector<InvariantLe
       continue;
     slot[v] = take();
     const Instr& in = p.instrs[v - nl];
-    for (int a = 0; a < plan::opcode_arity(in.op); ++a) {
+    for (int a = 0; a < in.arity(); ++a) {
       const int arg = in.args[a];
       if (last_use[arg] == v && slot[arg] >= 0 &&
           std::find(free_slots.begin(), free_slots.end(), slot[arg]) == free_slots.end())
@@ -136,6 +136,15 @@ void plan_instrs(const BlockProgram& p, TileProgram& tp) {
     if (tp.value_slot[v] < 0)
       continue;
     const Instr& in = p.instrs[v - nl];
+    if (in.call >= 0) {
+      // A user function's CPU loop, called per tile by run() (InstrStep::call).
+      InstrStep step{nullptr, {0, 0, 0}, tp.value_slot[v], v};
+      step.call = in.call;
+      for (int a = 0; a < in.call_arity; ++a)
+        step.args[a] = in.args[a];
+      tp.instr_steps.push_back(step);
+      continue;
+    }
     const int arity = plan::opcode_arity(in.op);
     const unsigned scalars =
         arity == 2 ? detail::scalar_operands(is_constant(p, in.args[0]), is_constant(p, in.args[1]))
@@ -169,7 +178,8 @@ void fuse_pairs(const BlockProgram& p, const std::vector<int>& last_use, TilePro
     const InstrStep& second = steps[k + 1];
     const Instr& i1 = p.instrs[static_cast<std::size_t>(first.value - nl)];
     const Instr& i2 = p.instrs[static_cast<std::size_t>(second.value - nl)];
-    const int a1 = arithmetic_index(i1.op), a2 = arithmetic_index(i2.op);
+    const int a1 = i1.call < 0 ? arithmetic_index(i1.op) : -1;
+    const int a2 = i2.call < 0 ? arithmetic_index(i2.op) : -1;
     const bool left = i2.args[0] == first.value;
     if (a1 < 0 || a2 < 0 || last_use[first.value] != second.value ||
         left == (i2.args[1] == first.value) || (tp.reduce && second.value == tp.result) ||

@@ -77,6 +77,8 @@ bool compute(const TileProgram& tp, BlockBinding& b, const TileRuns& runs, index
                            b.where[static_cast<std::size_t>(s.args[2])]};
     if (stream_to_output && k == last)
       tp.stream_result(args, output_at(), n);
+    else if (s.call >= 0)
+      b.program->functions[static_cast<std::size_t>(s.call)]->cpu(b.step_out[k], args, n);
     else
       s.kernel(args, b.step_out[k], n);
   }

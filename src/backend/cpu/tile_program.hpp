@@ -64,6 +64,8 @@ struct InstrStep {
   /// The same loop writing to memory with non-temporal stores, for the float64 add, sub, mul and
   /// div of the wide loops and their fused pairs; null for the others.
   InstrKernel stream = nullptr;
+  /// >= 0: the step calls BlockProgram::functions[call]'s CPU loop (kernel is null).
+  int call = -1;
 };
 
 /// A BlockProgram compiled for the tile loop: valid for every program with the same

@@ -34,6 +34,23 @@ std::pair<index_t, index_t> map_range(const AffineMap& m, const BlockProgram& p)
   return {lo, hi};
 }
 
+/// A call instruction: a function the program holds, with a CPU form, of this arity and these
+/// operand and result dtypes.
+void validate_call(const BlockProgram& p, const Instr& in, std::size_t j) {
+  const std::string which = "instruction " + std::to_string(j);
+  if (static_cast<std::size_t>(in.call) >= p.functions.size() || !p.functions[in.call])
+    malformed(p, which + " calls a function the program does not hold");
+  const ops::UserFunction& f = *p.functions[static_cast<std::size_t>(in.call)];
+  if (!f.cpu)
+    throw ValueError("ElementwiseFunction " + f.name +
+                     " has no CPU function; give one to run it on the CPU");
+  bool ok = in.dtype == f.result && static_cast<std::size_t>(in.call_arity) == f.params.size();
+  for (int a = 0; ok && a < in.call_arity; ++a)
+    ok = p.value_dtype(in.args[a]) == f.params[static_cast<std::size_t>(a)];
+  if (!ok)
+    malformed(p, which + " (call " + f.name + ") has operand or result dtypes it does not accept");
+}
+
 } // namespace
 
 void validate_program(const BlockProgram& p, std::span<const void* const> inputs) {
@@ -54,12 +71,17 @@ void validate_program(const BlockProgram& p, std::span<const void* const> inputs
   for (std::size_t j = 0; j < p.instrs.size(); ++j) {
     const Instr& in = p.instrs[j];
     const int self = nl + static_cast<int>(j);
-    if (static_cast<std::size_t>(in.op) >= static_cast<std::size_t>(ops::num_opcodes))
+    if (in.call < 0 &&
+        static_cast<std::size_t>(in.op) >= static_cast<std::size_t>(ops::num_opcodes))
       malformed(p, "unknown opcode");
-    const int arity = plan::opcode_arity(in.op);
+    const int arity = in.arity();
     for (int a = 0; a < arity; ++a)
       if (in.args[a] < 0 || in.args[a] >= self)
         malformed(p, "instruction " + std::to_string(j) + " reads an undefined value");
+    if (in.call >= 0) {
+      validate_call(p, in, j);
+      continue;
+    }
     const DType t = p.value_dtype(in.args[arity == 3 ? 1 : 0]);
     bool ok =
         in.op == OpCode::cast || (op_accepts(in.op, t) && in.dtype == op_result_dtype(in.op, t));

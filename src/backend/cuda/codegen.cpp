@@ -56,6 +56,29 @@ void check_program(const BlockProgram& p) {
                                  kernel::args_max_leaves));
 }
 
+/// The program's user functions as device functions chunked_user_<k> of arguments a, b, c, before
+/// the kernel headers' namespace is opened, so that a body sees only its arguments and CUDA's
+/// math functions. ValueError when a called function has no CUDA body.
+void user_functions(const BlockProgram& p, std::string& s) {
+  static constexpr const char* names[] = {"a", "b", "c"};
+  static_assert(std::size(names) == ops::max_user_function_args);
+  for (std::size_t k = 0; k < p.functions.size(); ++k) {
+    const ops::UserFunction& f = *p.functions[k];
+    if (f.cuda_body.empty())
+      throw ValueError("ElementwiseFunction " + f.name +
+                       " has no CUDA body; give one to run it on a GPU");
+    if (f.params.size() > std::size(names))
+      throw ValueError(fmt::format("cuda codegen: {} takes {} arguments", f.name,
+                                   f.params.size()));
+    auto out = std::back_inserter(s);
+    fmt::format_to(out, "// ElementwiseFunction {}\nstatic __device__ __forceinline__ {} chunked_user_{}(",
+                   f.name, c_type(f.result), k);
+    for (std::size_t j = 0; j < f.params.size(); ++j)
+      fmt::format_to(out, "{}{} {}", j ? ", " : "", c_type(f.params[j]), names[j]);
+    fmt::format_to(out, ") {{\n{}\n}}\n", f.cuda_body);
+  }
+}
+
 } // namespace
 
 // A slow path is a call the compiler does not hoist later loads above, so evaluating position by
@@ -63,7 +86,7 @@ void check_program(const BlockProgram& p) {
 // position, which needs fewer registers.
 bool loads_first(const BlockProgram& p) {
   for (const auto& in : p.instrs)
-    if (ops::op_has_slow_path(in.op))
+    if (in.call >= 0 || ops::op_has_slow_path(in.op))
       return true;
   return false;
 }
@@ -118,8 +141,9 @@ std::string generate_source(const BlockProgram& p, KernelSet set) {
   fmt::format_to(out, "// {} {}\n", p.structure_key(), kernel_set_name(set));
   if (random)
     s += "#define CHUNKED_KERNEL_RANDOM 1\n";
-  s += "#include <backend/cuda/kernel/program.hpp>\n"
-       "using namespace chunked::cuda::kernel;\n"
+  s += "#include <backend/cuda/kernel/program.hpp>\n";
+  user_functions(p, s);
+  s += "using namespace chunked::cuda::kernel;\n"
        "namespace {\nstruct P {\n";
   fmt::format_to(out, "  using result_type = {};\n  static constexpr int nd = {};\n",
                  c_type(result), p.ndim);
@@ -182,13 +206,20 @@ std::string generate_source(const BlockProgram& p, KernelSet set) {
   for (std::size_t j = 0; j < p.instrs.size(); ++j) {
     const auto& in = p.instrs[j];
     const int self = nl + static_cast<int>(j);
-    if (!ops::is_opcode(in.op))
+    if (in.call < 0 && !ops::is_opcode(in.op))
       throw ValueError(fmt::format("cuda codegen: unknown opcode {}", static_cast<int>(in.op)));
-    const int arity = ops::op_arity(in.op);
+    const int arity = in.arity();
     for (int k = 0; k < arity; ++k)
       if (in.args[k] < 0 || in.args[k] >= self)
         throw ValueError(fmt::format("cuda codegen: instruction {} reads an undefined value", j));
     const char* r = c_type(in.dtype);
+    if (in.call >= 0) {
+      fmt::format_to(out, "    const {} v{} = chunked_user_{}(", r, self, static_cast<int>(in.call));
+      for (int k = 0; k < arity; ++k)
+        fmt::format_to(out, "{}v{}", k ? ", " : "", in.args[k]);
+      s += ");\n";
+      continue;
+    }
     const DType operand = p.value_dtype(in.args[arity == 3 ? 1 : 0]);
     // Every operation is scalar::op_<its table name> on its operand type; a cast names its target.
     if (in.op == OpCode::cast) {

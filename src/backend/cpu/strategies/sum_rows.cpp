@@ -14,7 +14,7 @@ bool choose_sum_rows(const plan::BlockProgram& p, TileProgram& tp) {
   if (tp.instr_steps.empty() || tp.instr_steps.back().value != tp.result)
     return true;
   const plan::Instr& last = p.instrs[static_cast<std::size_t>(tp.result) - p.leaves.size()];
-  const int a = arithmetic_index(last.op);
+  const int a = last.call < 0 ? arithmetic_index(last.op) : -1;
   if (a >= 0 && p.value_dtype(last.args[0]) == DType::float64 &&
       p.value_dtype(last.args[1]) == DType::float64) {
     tp.sum_binary_row = tp.wide->sum_binary_row_f64[a];
