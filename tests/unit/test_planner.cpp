@@ -312,3 +312,38 @@ TEST(Planner, MeanAndStdShareOneMomentsPass) {
 }
 
 } // namespace
+
+// A user function is one instruction of the block program that reads its operands, fused with
+// the operators around it: (f(x, y) + 1).sum() is one program per block and stores nothing. Its
+// key enters the program's structure key, so two functions with the same name and different
+// bodies never share a compiled kernel.
+TEST(Planner, ElementwiseFunctionFusesIntoTheBlockProgram) {
+  const auto make = [](const char* body) {
+    return ElementwiseFunction<double(double, double)>{
+        "f", body, [](double* out, const double* a, const double* b, index_t n) {
+          for (index_t j = 0; j < n; ++j)
+            out[j] = a[j] * b[j];
+        }};
+  };
+  Generator rng(3);
+  auto x = rng.uniform<double>(Shape{40, 30}, Chunks{20, 10});
+  auto y = rng.uniform<double>(Shape{30}, Chunks{10});
+  const auto f = make("return a * b;");
+  const auto g = make("return b * a;");
+  std::vector<double> out;
+  const plan::Plan p = plan_for((f(x, y) + 1.0).sum().node(), out);
+  ASSERT_FALSE(p.stages.empty());
+  const plan::BlockProgram& prog = p.stages[0].program;
+  EXPECT_NE(p.describe().find("call f float64 (v0, v1)"), std::string::npos) << p.describe();
+  ASSERT_EQ(prog.functions.size(), 1u);
+  ASSERT_EQ(prog.instrs.size(), 2u) << p.describe();
+  EXPECT_EQ(prog.instrs[0].call, 0);
+  EXPECT_EQ(prog.instrs[0].arity(), 2);
+  EXPECT_EQ(prog.instrs[1].op, plan::OpCode::add);
+  EXPECT_EQ(count_tasks(p, TaskKind::program, 0), 6);
+
+  const plan::Plan q = plan_for((g(x, y) + 1.0).sum().node(), out);
+  EXPECT_NE(prog.structure_key(), q.stages[0].program.structure_key());
+  const plan::Plan same = plan_for((f(y, x) + 1.0).sum().node(), out);
+  EXPECT_EQ(same.stages[0].program.functions.size(), 1u);
+}
