@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +60,8 @@ void expect_compiles(const plan::BlockProgram& p) {
   std::vector<KernelSet> sets{cuda::kernel_set(p)};
   if (sets[0] == KernelSet::reduce_axes_wide || sets[0] == KernelSet::reduce_axes_narrow)
     sets = {KernelSet::reduce_axes_wide, KernelSet::reduce_axes_narrow};
+  if ((sets[0] == KernelSet::store || sets[0] == KernelSet::store_tiled) && p.ndim >= 2)
+    sets = {KernelSet::store, KernelSet::store_tiled};
   for (const KernelSet set : sets) {
     const std::string source = cuda::generate_source(p, set);
     std::vector<char> cubin;
@@ -180,3 +183,42 @@ TEST(CudaCodegenCoverage, EveryReductionOverAllAndSomeAxes) {
 }
 
 } // namespace
+
+namespace {
+
+/// A 2-D box of `extent` whose one stored leaf has strides `coef`, stored or reduced over `axes`.
+plan::BlockProgram strided_program(std::array<index_t, 2> extent, std::array<index_t, 2> coef,
+                                   unsigned reduced_axes = 0) {
+  plan::Leaf leaf = stored_leaf(DType::float64, 0);
+  leaf.map.coef = {coef[0], coef[1]};
+  plan::BlockProgram p = program({leaf}, {}, reduced_axes ? plan::Sink::Kind::reduce
+                                                          : plan::Sink::Kind::store);
+  p.extent = {extent[0], extent[1]};
+  p.sink.map.coef = {extent[1], 1};
+  if (reduced_axes) {
+    const bool first = reduced_axes == 0b01u;
+    p.sink.reduced_axes = reduced_axes;
+    p.sink.map.coef = {};
+    p.sink.map.coef[first ? 1 : 0] = 1;
+    p.sink.num_partials = first ? extent[1] : extent[0];
+  }
+  return p;
+}
+
+} // namespace
+
+// A transposed read (the stored leaf contiguous along axis 0, the output along axis 1) is stored
+// through tiles, and its reduction along the contiguous axis lets lanes run along it; reads that
+// are already contiguous along the innermost axis keep the plain kernels.
+TEST(CudaCodegenCoverage, TransposedReadsPickTheKernelsThatCoalesce) {
+  using cuda::KernelSet;
+  EXPECT_EQ(cuda::kernel_set(strided_program({100, 70}, {1, 100})), KernelSet::store_tiled);
+  EXPECT_EQ(cuda::transposed_axis(strided_program({100, 70}, {1, 100})), 0);
+  EXPECT_EQ(cuda::kernel_set(strided_program({100, 70}, {70, 1})), KernelSet::store);
+  EXPECT_EQ(cuda::kernel_set(strided_program({100, 1}, {1, 100})), KernelSet::store);
+  EXPECT_EQ(cuda::kernel_set(strided_program({100, 70}, {1, 100}, 0b01u)),
+            KernelSet::reduce_axes_narrow);
+  EXPECT_EQ(cuda::kernel_set(strided_program({100, 70}, {70, 1}, 0b01u)),
+            KernelSet::reduce_axes_wide);
+  expect_compiles(strided_program({100, 70}, {1, 100}));
+}

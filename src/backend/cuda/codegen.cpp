@@ -91,14 +91,46 @@ bool loads_first(const BlockProgram& p) {
   return false;
 }
 
+int transposed_axis(const BlockProgram& p) {
+  if (p.ndim < 2)
+    return -1;
+  const int last = p.ndim - 1;
+  int axis = -1;
+  for (const auto& leaf : p.leaves) {
+    if (leaf.kind != LeafKind::stored)
+      continue;
+    if (leaf.map.coef[last] == 1 || leaf.map.coef[last] == -1)
+      return -1;
+    int unit = -1;
+    for (int d = last - 1; d >= 0 && unit < 0; --d)
+      if (leaf.map.coef[d] == 1)
+        unit = d;
+    if (unit < 0 || (axis >= 0 && unit != axis))
+      return -1;
+    axis = unit;
+  }
+  if (axis < 0 || p.extent[axis] < 2 || p.extent[last] < 2)
+    return -1;
+  return axis;
+}
+
 KernelSet kernel_set(const BlockProgram& p) {
   if (p.sink.kind != plan::Sink::Kind::reduce)
-    return KernelSet::store;
+    return p.sink.map.coef[p.ndim > 0 ? p.ndim - 1 : 0] == 1 && transposed_axis(p) >= 0
+               ? KernelSet::store_tiled
+               : KernelSet::store;
   index_t kept = 1, reduced = 1;
-  for (int d = 0; d < p.ndim; ++d)
-    (((p.sink.reduced_axes >> d) & 1u) ? reduced : kept) *= p.extent[d];
+  int innermost_reduced = -1;
+  for (int d = 0; d < p.ndim; ++d) {
+    const bool r = ((p.sink.reduced_axes >> d) & 1u) != 0;
+    (r ? reduced : kept) *= p.extent[d];
+    if (r)
+      innermost_reduced = d;
+  }
   if (kept == 1)
     return KernelSet::reduce_all;
+  if (reduced >= 64 && innermost_reduced >= 0 && transposed_axis(p) == innermost_reduced)
+    return KernelSet::reduce_axes_narrow;
   const bool innermost_kept = p.ndim > 0 && ((p.sink.reduced_axes >> (p.ndim - 1)) & 1u) == 0;
   return innermost_kept || reduced < 64 ? KernelSet::reduce_axes_wide
                                         : KernelSet::reduce_axes_narrow;
@@ -108,6 +140,8 @@ const char* kernel_set_name(KernelSet set) {
   switch (set) {
   case KernelSet::store:
     return "store";
+  case KernelSet::store_tiled:
+    return "store_tiled";
   case KernelSet::reduce_all:
     return "reduce_all";
   case KernelSet::reduce_axes_wide:
@@ -124,7 +158,8 @@ std::string module_key(const BlockProgram& p, KernelSet set) {
 
 std::string generate_source(const BlockProgram& p, KernelSet set) {
   check_program(p);
-  if ((set == KernelSet::store) != (p.sink.kind != plan::Sink::Kind::reduce))
+  const bool store_set = set == KernelSet::store || set == KernelSet::store_tiled;
+  if (store_set != (p.sink.kind != plan::Sink::Kind::reduce))
     throw ValueError(fmt::format("cuda codegen: kernel set {} for a program with a {} sink",
                                  kernel_set_name(set),
                                  p.sink.kind == plan::Sink::Kind::reduce ? "reduce" : "store"));
@@ -239,6 +274,14 @@ std::string generate_source(const BlockProgram& p, KernelSet set) {
                  "    return apply(a, load(a, off));\n  }}\n}};\n}} // namespace\n",
                  p.num_values() - 1);
 
+  if (set == KernelSet::store_tiled) {
+    fmt::format_to(out,
+                   "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("
+                   "const __grid_constant__ ProgramArgs a, int axis) {{ "
+                   "store_tiled_kernel<P>(a, axis); }}\n",
+                   kernel_store_tiled);
+    return s;
+  }
   if (!reduce) {
     fmt::format_to(out,
                    "extern \"C\" __global__ void __launch_bounds__(block_threads) {}("

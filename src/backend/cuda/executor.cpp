@@ -223,6 +223,16 @@ private:
     kernel::ProgramArgs args = make_args(p, inputs.data(), out, reduce ? scratch(d) : nullptr);
     void* params[] = {&args, nullptr};
     const unsigned threads = kernel::block_threads_host;
+    if (set == KernelSet::store_tiled) {
+      int axis = transposed_axis(p);
+      const index_t tiles = p.size() / (p.extent[axis] * p.extent[p.ndim - 1]) *
+                            ((p.extent[axis] + 31) / 32) * ((p.extent[p.ndim - 1] + 31) / 32);
+      void* tiled_params[] = {&args, &axis, nullptr};
+      launch(m.function(kernel_store_tiled),
+             static_cast<unsigned>(std::clamp<index_t>(tiles, 1, max_grid)), threads, tiled_params,
+             s, "store");
+      return;
+    }
     if (!reduce) {
       launch(m.function(kernel_store), grid_for(p.size()), threads, params, s, "store");
       return;

@@ -183,6 +183,68 @@ template <class P> CHUNKED_KD void store_kernel(const ProgramArgs& a) {
   }
 }
 
+/// A store whose stored leaves read neighbours along `axis` rather than along the innermost axis
+/// (a transposed input): each CUDA block takes 32 x 32 tiles of (axis, innermost) in turn, its
+/// warps evaluating a tile with lanes along `axis`, so that their reads coalesce, into shared
+/// memory, then writing it with lanes along the innermost axis, so that their writes do. The
+/// other axes index the tiles. Each position is evaluated once, as in store_kernel.
+template <class P> CHUNKED_KD void store_tiled_kernel(const ProgramArgs& a, int axis) {
+  if constexpr (P::nd >= 2) {
+    using T = typename P::result_type;
+    constexpr int nd = P::nd, last = P::nd - 1;
+    constexpr int tile = 32, rows = block_threads / tile;
+    __shared__ T buffer[tile][tile + 1]; // one column of padding: no bank conflicts
+    T* out = static_cast<T*>(a.out);
+    const int tx = static_cast<int>(threadIdx.x) % tile, ty = static_cast<int>(threadIdx.x) / tile;
+    const i64 ea = a.extent[axis], el = a.extent[last];
+    const i64 ta = (ea + tile - 1) / tile, tl = (el + tile - 1) / tile;
+    const i64 tiles = a.size / (ea * el) * ta * tl;
+    for (i64 t = blockIdx.x; t < tiles; t += gridDim.x) {
+      i64 rest = t / tl;
+      const i64 l0 = (t - rest * tl) * tile;
+      const i64 qa = rest % ta;
+      rest /= ta;
+      const i64 a0 = qa * tile;
+      i64 i[nd];
+      // The other axes from `rest`, C order; the loop is unrolled, so `i` stays in registers.
+#pragma unroll
+      for (int k = nd - 1; k >= 0; --k) {
+        if (k == last || k == axis) {
+          i[k] = 0;
+        } else {
+          const i64 q = rest / a.extent[k];
+          i[k] = rest - q * a.extent[k];
+          rest = q;
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < tile / rows; ++r) {
+        const int y = ty + r * rows;
+#pragma unroll
+        for (int k = 0; k < nd; ++k)
+          if (k == axis)
+            i[k] = a0 + tx;
+        i[last] = l0 + y;
+        if (a0 + tx < ea && l0 + y < el)
+          buffer[y][tx] = P::eval(a, i);
+      }
+      __syncthreads();
+#pragma unroll
+      for (int r = 0; r < tile / rows; ++r) {
+        const int y = ty + r * rows;
+#pragma unroll
+        for (int k = 0; k < nd; ++k)
+          if (k == axis)
+            i[k] = a0 + y;
+        i[last] = l0 + tx;
+        if (a0 + y < ea && l0 + tx < el)
+          out[at<P::nd>(a.sink, i)] = buffer[tx][y];
+      }
+      __syncthreads();
+    }
+  }
+}
+
 /// Folds the block's accumulators in a fixed tree; thread 0 returns the block's state.
 template <class Acc> CHUNKED_KD Acc block_fold(Acc acc) {
   __shared__ Acc shared[block_threads];
