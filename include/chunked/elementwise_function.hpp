@@ -57,17 +57,11 @@ namespace detail {
 graph::NodePtr call_function(std::shared_ptr<const ops::UserFunction> fn,
                              std::vector<graph::NodePtr> args, BackendKind backend);
 
-template <class X> struct call_arg_backend {
-  using type = void;
-};
-template <class T, class B> struct call_arg_backend<ChunkedArray<T, B>> {
-  using type = B;
-};
+template <class X> struct call_arg_backend { using type = void; };
+template <class T, class B> struct call_arg_backend<ChunkedArray<T, B>> { using type = B; };
 
 /// The backend of the first array among Xs (void when none is an array).
-template <class... Xs> struct first_backend {
-  using type = void;
-};
+template <class... Xs> struct first_backend { using type = void; };
 template <class X, class... Rest> struct first_backend<X, Rest...> {
   using own = typename call_arg_backend<X>::type;
   using type = std::conditional_t<std::is_void_v<own>, typename first_backend<Rest...>::type, own>;
@@ -91,9 +85,9 @@ public:
 
   /// A function with a CUDA body (empty: none) and a CPU callable (empty: none); at least one.
   ElementwiseFunction(std::string name, std::string cuda_body, cpu_function cpu = {})
-      : fn_(std::make_shared<const ops::UserFunction>(ops::make_user_function(
-            std::move(name), std::move(cuda_body), dtype_v<R>, {dtype_v<Args>...},
-            erase(std::move(cpu))))) {}
+      : fn_(std::make_shared<const ops::UserFunction>(
+            ops::make_user_function(std::move(name), std::move(cuda_body), dtype_v<R>,
+                                    {dtype_v<Args>...}, erase(std::move(cpu))))) {}
   /// A function for the CPU only.
   ElementwiseFunction(std::string name, cpu_function cpu)
       : ElementwiseFunction(std::move(name), std::string(), std::move(cpu)) {}

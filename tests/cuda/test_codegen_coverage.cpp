@@ -191,8 +191,8 @@ plan::BlockProgram strided_program(std::array<index_t, 2> extent, std::array<ind
                                    unsigned reduced_axes = 0) {
   plan::Leaf leaf = stored_leaf(DType::float64, 0);
   leaf.map.coef = {coef[0], coef[1]};
-  plan::BlockProgram p = program({leaf}, {}, reduced_axes ? plan::Sink::Kind::reduce
-                                                          : plan::Sink::Kind::store);
+  plan::BlockProgram p =
+      program({leaf}, {}, reduced_axes ? plan::Sink::Kind::reduce : plan::Sink::Kind::store);
   p.extent = {extent[0], extent[1]};
   p.sink.map.coef = {extent[1], 1};
   if (reduced_axes) {

@@ -147,10 +147,9 @@ TEST_F(UserFunctionSuite, CpuCallableComputesEachElementOnceInTiles) {
 TEST_F(UserFunctionSuite, ThrowingCallableSurfacesAndTheRuntimeStaysUsable) {
   if (runs_on_gpu())
     GTEST_SKIP() << "the CPU callable runs only on the CPU";
-  ElementwiseFunction<double(double)> fails{"fails", "return a;",
-                                            [](double*, const double*, index_t) {
-                                              throw std::runtime_error("user function failed");
-                                            }};
+  ElementwiseFunction<double(double)> fails{
+      "fails", "return a;",
+      [](double*, const double*, index_t) { throw std::runtime_error("user function failed"); }};
   const auto x = ones<double, Backend>(Shape{64, 64}, Chunks{16, 16});
   try {
     (void)fails(x).sum().item();
@@ -174,7 +173,8 @@ TEST_F(UserFunctionSuite, CudaBodyThatDoesNotCompileIsABackendError) {
 TEST_F(UserFunctionSuite, BadDefinitionsAndMissingFormsAreValueErrors) {
   using F = ElementwiseFunction<double(double)>;
   auto cpu = [](double*, const double*, index_t) {};
-  expect_error<ValueError>([&] { F("not a name", "return a;", cpu); }, {"not a name", "identifier"});
+  expect_error<ValueError>([&] { F("not a name", "return a;", cpu); },
+                           {"not a name", "identifier"});
   expect_error<ValueError>([&] { F("no_forms", "", F::cpu_function{}); }, {"no_forms"});
   const auto x = ones<double, Backend>(Shape{4}, Chunks{2});
   if constexpr (!std::is_same_v<Backend, Cpu>)

@@ -23,7 +23,8 @@ void tile_program_key(const plan::BlockProgram& p, std::vector<index_t>& key) {
     coefs(leaf.map);
   }
   for (const plan::Instr& in : p.instrs)
-    key.push_back(static_cast<index_t>(in.call + 1) << 56 | static_cast<index_t>(in.op) << 48 | static_cast<index_t>(in.dtype) << 40 |
+    key.push_back(static_cast<index_t>(in.call + 1) << 56 | static_cast<index_t>(in.op) << 48 |
+                  static_cast<index_t>(in.dtype) << 40 |
                   (static_cast<index_t>(in.args[0] & 0xffff) << 32) |
                   (static_cast<index_t>(in.args[1] & 0xffff) << 16) |
                   static_cast<index_t>(in.args[2] & 0xffff));

@@ -68,11 +68,11 @@ void user_functions(const BlockProgram& p, std::string& s) {
       throw ValueError("ElementwiseFunction " + f.name +
                        " has no CUDA body; give one to run it on a GPU");
     if (f.params.size() > std::size(names))
-      throw ValueError(fmt::format("cuda codegen: {} takes {} arguments", f.name,
-                                   f.params.size()));
+      throw ValueError(fmt::format("cuda codegen: {} takes {} arguments", f.name, f.params.size()));
     auto out = std::back_inserter(s);
-    fmt::format_to(out, "// ElementwiseFunction {}\nstatic __device__ __forceinline__ {} chunked_user_{}(",
-                   f.name, c_type(f.result), k);
+    fmt::format_to(
+        out, "// ElementwiseFunction {}\nstatic __device__ __forceinline__ {} chunked_user_{}(",
+        f.name, c_type(f.result), k);
     for (std::size_t j = 0; j < f.params.size(); ++j)
       fmt::format_to(out, "{}{} {}", j ? ", " : "", c_type(f.params[j]), names[j]);
     fmt::format_to(out, ") {{\n{}\n}}\n", f.cuda_body);
@@ -249,7 +249,8 @@ std::string generate_source(const BlockProgram& p, KernelSet set) {
         throw ValueError(fmt::format("cuda codegen: instruction {} reads an undefined value", j));
     const char* r = c_type(in.dtype);
     if (in.call >= 0) {
-      fmt::format_to(out, "    const {} v{} = chunked_user_{}(", r, self, static_cast<int>(in.call));
+      fmt::format_to(out, "    const {} v{} = chunked_user_{}(", r, self,
+                     static_cast<int>(in.call));
       for (int k = 0; k < arity; ++k)
         fmt::format_to(out, "{}v{}", k ? ", " : "", in.args[k]);
       s += ");\n";
