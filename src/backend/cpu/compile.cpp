@@ -139,7 +139,7 @@ void plan_instrs(const BlockProgram& p, TileProgram& tp) {
     if (in.call >= 0) {
       // A user function's CPU loop, called per tile by run() (InstrStep::call).
       InstrStep step{nullptr, {0, 0, 0}, tp.value_slot[v], v};
-      step.call = in.call;
+      step.call = static_cast<int>(static_cast<unsigned char>(in.call)); // in.call >= 0 here
       for (int a = 0; a < in.call_arity; ++a)
         step.args[a] = in.args[a];
       tp.instr_steps.push_back(step);
