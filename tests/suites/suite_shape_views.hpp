@@ -289,6 +289,32 @@ TEST_F(ShapeViews, ElementwiseAndReductionsOverPermutedAxes) {
   }
 }
 
+// Blocks larger than the GPU's 32 x 32 transpose tiles, with ragged tiles at their edges, and a
+// reduction along the axis the stored input is contiguous on (the kernels chosen for transposed
+// reads on Cuda; the same references on every backend).
+TEST_F(ShapeViews, LargeTransposedBlocksAndTheirReductions) {
+  std::mt19937_64 rng(19);
+  const auto ref = random_dense<double>({70, 45, 3}, rng);
+  for (const Chunks& chunks : {Chunks{64, 40, 3}, Chunks{70, 45, 2}, Chunks{33, 45, 1}}) {
+    SCOPED_TRACE(label(chunks));
+    const A x = make_array<Backend>(ref, chunks);
+    for (const Extents& perm : {Extents{1, 0, 2}, Extents{2, 1, 0}, Extents{0, 2, 1},
+                                Extents{1, 2, 0}, Extents{2, 0, 1}}) {
+      SCOPED_TRACE(extents_string(perm));
+      const auto t = ref_transpose(ref, perm);
+      EXPECT_TRUE(matches(transpose(x, perm).compute(), t));
+      EXPECT_TRUE(matches((transpose(x, perm) * 3.0 + 1.0).compute(),
+                          map(t, [](double v) { return v * 3.0 + 1.0; })));
+    }
+    const auto t = ref_transpose(ref, {1, 0, 2});
+    EXPECT_TRUE(
+        matches(swapaxes(x, 0, 1).sum(Axes{1}).compute(), ref_sum(t, {1}), tight<double>()));
+    const auto u = ref_transpose(ref, {2, 1, 0});
+    EXPECT_TRUE(matches(transpose(x).sum(Axes{2}).compute(), ref_sum(u, {2}), tight<double>()));
+    EXPECT_TRUE(matches(transpose(x).max(Axes{1, 2}).compute(), ref_max(u, {1, 2})));
+  }
+}
+
 TEST_F(ShapeViews, RandomLeavesGiveTheTransposedValues) {
   Generator gen(21);
   const auto r = gen.normal<double, Backend>(Shape{5, 6, 7}, Chunks{2, 4, 3}, 1.0, 2.0);
