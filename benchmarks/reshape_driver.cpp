@@ -50,19 +50,19 @@ constexpr const char* usage_text =
         "timed runs after a warm-up run (default 3)");
 
 bool parse_args(int argc, char** argv, Config& c) {
-  return bench::parse_command_line(
-      argc, argv, "chunked-reshape-benchmark", usage_text, 1, c,
-      [&](std::string_view arg, std::string_view value) {
-        if (arg == "--n")
-          c.n = bench::parse_int(arg, value, 2);
-        else if (arg == "--chunk")
-          c.chunk = bench::parse_int(arg, value, 1);
-        else
-          return false;
-        if (c.n % 2 != 0)
-          throw std::invalid_argument("--n must be even (the reshape is to 2N x N/2)");
-        return true;
-      });
+  return bench::parse_command_line(argc, argv, "chunked-reshape-benchmark", usage_text, 1, c,
+                                   [&](std::string_view arg, std::string_view value) {
+                                     if (arg == "--n")
+                                       c.n = bench::parse_int(arg, value, 2);
+                                     else if (arg == "--chunk")
+                                       c.chunk = bench::parse_int(arg, value, 1);
+                                     else
+                                       return false;
+                                     if (c.n % 2 != 0)
+                                       throw std::invalid_argument(
+                                           "--n must be even (the reshape is to 2N x N/2)");
+                                     return true;
+                                   });
 }
 
 /// Seconds of the median of `repeat` copies of `bytes` bytes between two host buffers, the copy
@@ -133,11 +133,13 @@ template <class B> Result measure(const Config& c, const ComputeOptions& options
     const double t = bench::seconds_of([&] { cols = transpose(x).sum(Axes{0}).compute(options); });
     double err = 0;
     for (index_t i = 0; i < n; ++i)
-      err = std::max(err, std::abs(cols.data()[i] - rows.data()[i]) / (1.0 + std::abs(rows.data()[i])));
+      err = std::max(err,
+                     std::abs(cols.data()[i] - rows.data()[i]) / (1.0 + std::abs(rows.data()[i])));
     r.transpose_error = std::max(r.transpose_error, err);
     double s = 0;
-    const double u = bench::seconds_of(
-        [&] { s = reshape(reshape(x, {2 * n, n / 2}), {n, n}).sum().item(options); });
+    const double u = bench::seconds_of([&] {
+      s = reshape(reshape(x, {2 * n, n / 2}), {n, n}).sum().item(options);
+    });
     r.round_trip_error =
         std::max(r.round_trip_error, std::abs(s - total) / (1.0 + std::abs(total)));
     if (run > 0) {
@@ -173,32 +175,34 @@ int main(int argc, char** argv) try {
   const double round_trip_rate = bytes / bench::median(r.round_trip_s) / 1e9;
 
   machine.print_header("chunked-reshape-benchmark");
-  fmt::print("config:   x = normal {} x {} float64 ({:.3g} GiB) persisted, chunks {} x {}; 1 warm-up "
-             "+ {} runs\n",
-             c.n, c.n, bytes / double(1 << 30), c.chunk, c.chunk, c.repeat);
+  fmt::print(
+      "config:   x = normal {} x {} float64 ({:.3g} GiB) persisted, chunks {} x {}; 1 warm-up "
+      "+ {} runs\n",
+      c.n, c.n, bytes / double(1 << 30), c.chunk, c.chunk, c.repeat);
   fmt::print("copy:     {} of {:.3g} GB: {:.2f} GB/s (the limit below)\n",
-             machine.gpu ? "device-to-device cudaMemcpy" : fmt::format("memcpy over {} threads", threads),
+             machine.gpu ? "device-to-device cudaMemcpy"
+                         : fmt::format("memcpy over {} threads", threads),
              bytes / 1e9, copy_rate);
   fmt::print("(a)       transpose(x).sum(Axes{{0}}): median {:.4f} s, {:.2f} GB/s = {:.2f} of the "
              "copy rate (relative error {:.2g})\n",
              bench::median(r.transpose_s), transpose_rate, transpose_rate / copy_rate,
              r.transpose_error);
-  fmt::print("(b)       reshape(reshape(x, {{2n, n/2}}), {{n, n}}).sum(): median {:.4f} s, {:.2f} GB/s "
-             "= {:.2f} of the copy rate (relative error {:.2g})\n",
-             bench::median(r.round_trip_s), round_trip_rate, round_trip_rate / copy_rate,
-             r.round_trip_error);
+  fmt::print(
+      "(b)       reshape(reshape(x, {{2n, n/2}}), {{n, n}}).sum(): median {:.4f} s, {:.2f} GB/s "
+      "= {:.2f} of the copy rate (relative error {:.2g})\n",
+      bench::median(r.round_trip_s), round_trip_rate, round_trip_rate / copy_rate,
+      r.round_trip_error);
   if (!c.json.empty())
-    bench::write_file(c.json,
-                      machine.json_header("reshape") +
-                          fmt::format(R"(  "n": {}, "chunk": {}, "bytes": {},
+    bench::write_file(c.json, machine.json_header("reshape") +
+                                  fmt::format(R"(  "n": {}, "chunk": {}, "bytes": {},
   "copy_gbps": {:.6g},
   "transpose_sum_s": {}, "transpose_sum_gbps": {:.6g},
   "reshape_round_trip_s": {}, "reshape_round_trip_gbps": {:.6g}
 }}
 )",
-                                      c.n, c.chunk, bytes, copy_rate, bench::json_list(r.transpose_s),
-                                      transpose_rate, bench::json_list(r.round_trip_s),
-                                      round_trip_rate));
+                                              c.n, c.chunk, bytes, copy_rate,
+                                              bench::json_list(r.transpose_s), transpose_rate,
+                                              bench::json_list(r.round_trip_s), round_trip_rate));
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "chunked-reshape-benchmark: %s\n", e.what());

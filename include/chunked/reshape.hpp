@@ -87,8 +87,7 @@ ChunkedArray<T, B> reshape(const ChunkedArray<T, B>& x, const Shape& shape, cons
 /// auto c = chunked::concatenate({a, b, c}, 0);
 /// @endcode
 template <class T, class B>
-ChunkedArray<T, B> concatenate(std::initializer_list<ChunkedArray<T, B>> arrays,
-                               index_t axis = 0) {
+ChunkedArray<T, B> concatenate(std::initializer_list<ChunkedArray<T, B>> arrays, index_t axis = 0) {
   return ChunkedArray<T, B>(
       detail::concatenate(detail::nodes_of(arrays.begin(), arrays.size()), axis));
 }

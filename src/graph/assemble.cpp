@@ -85,7 +85,8 @@ Shape reshape_target(const Shape& from, const std::vector<index_t>& spec) {
     if (spec[k] >= 0)
       continue;
     if (spec[k] != -1)
-      throw ValueError("reshape: extent " + std::to_string(spec[k]) + " in " + chunked::detail::format_tuple(spec) +
+      throw ValueError("reshape: extent " + std::to_string(spec[k]) + " in " +
+                       chunked::detail::format_tuple(spec) +
                        " is negative; only one -1 (an extent to infer) is allowed");
     if (inferred >= 0)
       throw ValueError("reshape: " + chunked::detail::format_tuple(spec) +
@@ -109,8 +110,9 @@ Shape reshape_target(const Shape& from, const std::vector<index_t>& spec) {
     over = false;
   }
   std::vector<index_t> extents(spec);
-  const std::string what = "reshape: cannot reshape an array of shape " + from.to_string() +
-                           " (" + std::to_string(total) + " elements) into " + chunked::detail::format_tuple(spec);
+  const std::string what = "reshape: cannot reshape an array of shape " + from.to_string() + " (" +
+                           std::to_string(total) + " elements) into " +
+                           chunked::detail::format_tuple(spec);
   if (inferred >= 0) {
     if (known == 0)
       throw ShapeError(what + ": the -1 cannot be inferred when the other extents multiply to 0");

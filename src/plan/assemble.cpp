@@ -110,8 +110,8 @@ void compress(std::vector<CopyPiece>& pieces) {
 
 /// Reshape: the runs of the output block at `boff` of extents `bext`, each within one input
 /// block and one input row.
-void reshape_runs(const Node& n, const std::vector<index_t>& boff,
-                  const std::vector<index_t>& bext, std::vector<CopyPiece>& pieces) {
+void reshape_runs(const Node& n, const std::vector<index_t>& boff, const std::vector<index_t>& bext,
+                  std::vector<CopyPiece>& pieces) {
   const Node& in = *n.inputs[0];
   const auto& iext = in.shape.extents();
   const auto istr = in.shape.strides();
@@ -230,8 +230,8 @@ bool is_whole_block(const std::vector<CopyPiece>& pieces, index_t elements, cons
     return false;
   const CopyPiece& p = pieces[0];
   const Node& in = *n.inputs[static_cast<std::size_t>(p.operand)];
-  return p.ndim == 1 && p.src == 0 && p.dst == 0 && p.src_stride[0] == 1 &&
-         p.dst_stride[0] == 1 && p.extent[0] == elements &&
+  return p.ndim == 1 && p.src == 0 && p.dst == 0 && p.src_stride[0] == 1 && p.dst_stride[0] == 1 &&
+         p.extent[0] == elements &&
          in.grid.block_shape(in.grid.block_index(p.block)).size() == elements;
 }
 
@@ -264,8 +264,8 @@ std::vector<InputRef> Planner::plan_assemble(const graph::NodePtr& n) {
     const index_t elements = n->grid.block_shape(n->grid.block_index(b)).size();
     if (is_whole_block(pieces, elements, *n)) {
       // The output block is an input block as it is: no copy, the consumers read that buffer.
-      refs.push_back(blocks_of_.at(n->inputs[static_cast<std::size_t>(pieces[0].operand)].get())
-                         [static_cast<std::size_t>(pieces[0].block)]);
+      refs.push_back(blocks_of_.at(n->inputs[static_cast<std::size_t>(pieces[0].operand)]
+                                       .get())[static_cast<std::size_t>(pieces[0].block)]);
       continue;
     }
     std::vector<GatherPiece> copies;
@@ -273,8 +273,8 @@ std::vector<InputRef> Planner::plan_assemble(const graph::NodePtr& n) {
     copies.reserve(pieces.size());
     for (const CopyPiece& p : pieces) {
       GatherPiece g;
-      g.source = blocks_of_.at(n->inputs[static_cast<std::size_t>(p.operand)].get())
-          [static_cast<std::size_t>(p.block)];
+      g.source = blocks_of_.at(
+          n->inputs[static_cast<std::size_t>(p.operand)].get())[static_cast<std::size_t>(p.block)];
       if (g.source.kind == InputRef::Kind::task)
         deps.push_back(g.source.task);
       g.program = copy_program(p, n->dtype);

@@ -46,8 +46,7 @@ std::vector<CopyPiece> assemble_pieces(const graph::Node& n, index_t block);
 
 /// Whether `pieces` (of an output block of `elements` values) is one copy of a whole input block
 /// of the same size in its own layout: then the output block is that buffer, unchanged.
-bool is_whole_block(const std::vector<CopyPiece>& pieces, index_t elements,
-                    const graph::Node& n);
+bool is_whole_block(const std::vector<CopyPiece>& pieces, index_t elements, const graph::Node& n);
 
 /// The copy program of a piece (one stored leaf, input 0, store sink), as gathers run them.
 BlockProgram copy_program(const CopyPiece& piece, DType dtype);

@@ -52,15 +52,15 @@ struct Case {
 
 const std::vector<Case>& cases() {
   static const std::vector<Case> all = {
-      {{12}, {3, 4}, {3, 4}},          {{12}, {3, -1}, {3, 4}},
-      {{3, 4}, {12}, {12}},            {{3, 4}, {-1}, {12}},
-      {{3, 4}, {2, 6}, {2, 6}},        {{3, 4}, {4, 3}, {4, 3}},
-      {{2, 3, 4}, {4, 6}, {4, 6}},     {{2, 3, 4}, {6, -1, 2}, {6, 2, 2}},
-      {{4, 6}, {2, 3, 4}, {2, 3, 4}},  {{5, 1, 3}, {15}, {15}},
-      {{6, 5}, {5, 6}, {5, 6}},        {{1, 12}, {12, 1}, {12, 1}},
-      {{7}, {7, 1}, {7, 1}},           {{2, 3, 4}, {24}, {24}},
-      {{24}, {2, 3, 4}, {2, 3, 4}},    {{2, 1, 6}, {3, 1, 4}, {3, 1, 4}},
-      {{5, 7}, {7, 5}, {7, 5}},        {{2, 2, 2, 3}, {4, 6}, {4, 6}},
+      {{12}, {3, 4}, {3, 4}},         {{12}, {3, -1}, {3, 4}},
+      {{3, 4}, {12}, {12}},           {{3, 4}, {-1}, {12}},
+      {{3, 4}, {2, 6}, {2, 6}},       {{3, 4}, {4, 3}, {4, 3}},
+      {{2, 3, 4}, {4, 6}, {4, 6}},    {{2, 3, 4}, {6, -1, 2}, {6, 2, 2}},
+      {{4, 6}, {2, 3, 4}, {2, 3, 4}}, {{5, 1, 3}, {15}, {15}},
+      {{6, 5}, {5, 6}, {5, 6}},       {{1, 12}, {12, 1}, {12, 1}},
+      {{7}, {7, 1}, {7, 1}},          {{2, 3, 4}, {24}, {24}},
+      {{24}, {2, 3, 4}, {2, 3, 4}},   {{2, 1, 6}, {3, 1, 4}, {3, 1, 4}},
+      {{5, 7}, {7, 5}, {7, 5}},       {{2, 2, 2, 3}, {4, 6}, {4, 6}},
   };
   return all;
 }
@@ -79,6 +79,36 @@ TEST_F(Reshape, MatchesTheReferenceUnderEveryChunkingOfTheInput) {
       EXPECT_TRUE(matches(r.compute(), want));
       EXPECT_TRUE(matches(x.reshape(Shape(c.to)).compute(), want));
     }
+  }
+}
+
+/// A random shape of `total` elements: its prime factors dealt to 1 to 4 axes at random.
+Extents random_factoring(index_t total, std::mt19937_64& rng) {
+  Extents shape(1 + rng() % 4, 1);
+  for (index_t f = 2; total > 1;) {
+    if (total % f != 0) {
+      ++f;
+      continue;
+    }
+    shape[rng() % shape.size()] *= f;
+    total /= f;
+  }
+  return shape;
+}
+
+TEST_F(Reshape, RandomReshapesOfRandomChunkings) {
+  std::mt19937_64 rng(23);
+  for (int trial = 0; trial < 40; ++trial) {
+    const index_t total = 1 + static_cast<index_t>(rng() % 72);
+    const Extents from = random_factoring(total, rng), to = random_factoring(total, rng);
+    const auto ref = random_dense<double>(from, rng);
+    const Chunks chunks = random_chunks(from, rng);
+    SCOPED_TRACE(extents_string(from) + " " + label(chunks) + " -> " + extents_string(to));
+    const A x = make_array<Backend>(ref, chunks);
+    EXPECT_TRUE(matches(reshape(x, to).compute(), with_shape(ref, to)));
+    const Chunks out = random_chunks(to, rng);
+    EXPECT_TRUE(matches(reshape(x, to, out).compute(), with_shape(ref, to))) << label(out);
+    EXPECT_TRUE(matches(reshape(reshape(x, to), from).compute(), ref));
   }
 }
 
@@ -128,7 +158,8 @@ TEST_F(Reshape, EmptyArraysAndOneElement) {
                                          {{}, {1, 1}, {1, 1}},
                                          {{1, 1}, {-1}, {1}}}) {
     SCOPED_TRACE(extents_string(c.from) + " -> " + spec_string(c.spec));
-    const auto ref = generate<double>(c.from, [](index_t i) { return 2.0 + static_cast<double>(i); });
+    const auto ref =
+        generate<double>(c.from, [](index_t i) { return 2.0 + static_cast<double>(i); });
     for (const auto& chunks : chunkings_for(c.from)) {
       const A r = reshape(make_array<Backend>(ref, chunks), c.spec);
       EXPECT_EQ(r.shape().extents(), c.to);
@@ -157,9 +188,9 @@ TEST_F(Reshape, OfRandomSlicedElementwiseAndTransposedInputs) {
   // A reshape's result is an input like any other: elementwise, sliced, reshaped again.
   const auto r = reshape(g, {12, 5});
   const auto rd = with_shape(gd, {12, 5});
-  EXPECT_TRUE(matches((r - r(slice(none, none, -1))).compute(),
-                      zip(rd, index(rd, {slice(none, none, -1)}),
-                          [](double a, double b) { return a - b; })));
+  EXPECT_TRUE(matches(
+      (r - r(slice(none, none, -1))).compute(),
+      zip(rd, index(rd, {slice(none, none, -1)}), [](double a, double b) { return a - b; })));
   EXPECT_TRUE(matches(reshape(reshape(g, {15, 4}), {6, 10}).compute(), gd));
 }
 
@@ -187,8 +218,8 @@ TEST_F(Reshape, IntegerAndBoolArrays) {
   const auto ri = random_dense<std::int32_t>({6, 4}, rng);
   const auto xi = make_array<Backend>(ri, Chunks{4, 3});
   EXPECT_TRUE(matches(reshape(xi, {8, 3}).compute(), with_shape(ri, {8, 3})));
-  EXPECT_TRUE(matches(reshape(xi, {3, 8}).sum(Axes{1}).compute(),
-                      ref_sum(with_shape(ri, {3, 8}), {1})));
+  EXPECT_TRUE(
+      matches(reshape(xi, {3, 8}).sum(Axes{1}).compute(), ref_sum(with_shape(ri, {3, 8}), {1})));
   const auto rb = random_dense<bool>({5, 3}, rng);
   const auto xb = make_array<Backend>(rb, Chunks{2, 2});
   EXPECT_TRUE(matches(reshape(xb, {3, 5}).compute(), with_shape(rb, {3, 5})));
@@ -233,8 +264,8 @@ TEST_F(Reshape, ConcatenateUnderEveryChunkingAndOfLazyInputs) {
       SCOPED_TRACE(label(ca) + " " + label(cb));
       const A a = make_array<Backend>(ra, ca), b = make_array<Backend>(rb, cb);
       EXPECT_TRUE(matches(concatenate({a, b}, 0).compute(), ref_concatenate<double>({ra, rb}, 0)));
-      EXPECT_TRUE(matches(concatenate({b, a, b}, -2).compute(),
-                          ref_concatenate<double>({rb, ra, rb}, 0)));
+      EXPECT_TRUE(
+          matches(concatenate({b, a, b}, -2).compute(), ref_concatenate<double>({rb, ra, rb}, 0)));
     }
   Generator gen(4);
   const auto g = gen.normal<double, Backend>(Shape{3, 7}, Chunks{2, 3});
@@ -244,10 +275,10 @@ TEST_F(Reshape, ConcatenateUnderEveryChunkingAndOfLazyInputs) {
   const auto tb = index(ref_transpose(rb, {1, 0}), {slice(0, 3)});
   EXPECT_TRUE(matches(mixed.compute(),
                       ref_concatenate<double>({map(gd, [](double v) { return v * 3.0; }), tb}, 1)));
-  EXPECT_TRUE(matches(reshape(mixed, {-1}).compute(),
-                      with_shape(ref_concatenate<double>(
-                                     {map(gd, [](double v) { return v * 3.0; }), tb}, 1),
-                                 {36})));
+  EXPECT_TRUE(matches(
+      reshape(mixed, {-1}).compute(),
+      with_shape(ref_concatenate<double>({map(gd, [](double v) { return v * 3.0; }), tb}, 1),
+                 {36})));
   // One array is returned as it is.
   EXPECT_EQ(concatenate({g}, 0).node(), g.node());
 }
@@ -283,7 +314,11 @@ TEST_F(Reshape, BadArgumentsRaiseTheRightError) {
   expect_error<ShapeError>([&] { (void)reshape(x, {5, -1}); }, {"reshape", "24", "multiple of 5"});
   expect_error<ShapeError>([&] { (void)reshape(x, std::vector<index_t>{}); }, {"reshape"});
   const A empty = make_array<Backend>(Dense<double>({0, 3}), Chunks{1, 3});
-  expect_error<ShapeError>([&] { (void)reshape(empty, {0, -1}); }, {"reshape", "cannot be inferred"});
+  expect_error<ShapeError>(
+      [&] {
+        (void)reshape(empty, {0, -1});
+      },
+      {"reshape", "cannot be inferred"});
   expect_error<ShapeError>([&] { (void)reshape(x, Shape{3, 4}); }, {"reshape", "(3, 4)"});
   expect_error<ShapeError>([&] { (void)reshape(x, {24}, Chunks{2, 2}); }, {"chunk"});
   expect_error<ValueError>([&] { (void)reshape(x, {24}, Chunks{0}); }, {"chunk length 0"});
@@ -292,15 +327,24 @@ TEST_F(Reshape, BadArgumentsRaiseTheRightError) {
   const A y = make_array<Backend>(Dense<double>({4, 5}), Chunks{2, 2});
   expect_error<ValueError>([&] { (void)concatenate(std::vector<A>{}, 0); },
                            {"concatenate", "at least one"});
-  expect_error<ShapeError>([&] { (void)concatenate({x, y}, 0); },
-                           {"concatenate", "(4, 5)", "(4, 6)", "axis 0"});
-  expect_error<ShapeError>([&] { (void)concatenate({x, reshape(x, {24})}, 0); },
-                           {"concatenate", "(24,)"});
+  expect_error<ShapeError>(
+      [&] {
+        (void)concatenate({x, y}, 0);
+      },
+      {"concatenate", "(4, 5)", "(4, 6)", "axis 0"});
+  expect_error<ShapeError>(
+      [&] {
+        (void)concatenate({x, reshape(x, {24})}, 0);
+      },
+      {"concatenate", "(24,)"});
   expect_error<IndexError>([&] { (void)concatenate({x, x}, 2); }, {"concatenate", "axis 2"});
   expect_error<IndexError>([&] { (void)concatenate({x, x}, -3); }, {"concatenate", "-3"});
   const A scalar = make_array<Backend>(Dense<double>(Extents{}), Chunks{});
-  expect_error<ValueError>([&] { (void)concatenate({scalar, scalar}, 0); },
-                           {"concatenate", "rank 0"});
+  expect_error<ValueError>(
+      [&] {
+        (void)concatenate({scalar, scalar}, 0);
+      },
+      {"concatenate", "rank 0"});
   expect_error<ValueError>([&] { (void)stack(std::vector<A>{}, 0); }, {"stack", "at least one"});
   expect_error<ShapeError>([&] { (void)stack({x, y}, 0); }, {"stack", "(4, 5)", "(4, 6)"});
   expect_error<IndexError>([&] { (void)stack({x, x}, 3); }, {"stack", "axis 3"});

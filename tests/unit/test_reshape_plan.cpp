@@ -102,8 +102,7 @@ void expect_exact_cover(const graph::Node& n) {
 TEST(ReshapePlan, RowsOfOneInputBlockMergeIntoOneBoxPerInputBlock) {
   // (4, 6) in (2, 3) blocks read as (24,) in blocks of 12: output block 0 is input rows 0 and 1,
   // two rows of three from each of input blocks (0, 0) and (0, 1).
-  const auto r = graph::make_reshape(stored(Shape{4, 6}, {2, 3}), {24},
-                                     std::vector<index_t>{12});
+  const auto r = graph::make_reshape(stored(Shape{4, 6}, {2, 3}), {24}, std::vector<index_t>{12});
   ASSERT_EQ(r->kind, graph::NodeKind::assemble);
   const auto pieces = assemble_pieces(*r, 0);
   ASSERT_EQ(pieces.size(), 2u);
@@ -145,8 +144,8 @@ TEST(ReshapePlan, CompatibleGridsPassBlocksThroughWithoutCopies) {
 TEST(ReshapePlan, EveryElementIsWrittenOnceUnderRandomShapesAndChunks) {
   std::mt19937_64 rng(17);
   const std::vector<std::pair<Shape, std::vector<index_t>>> cases = {
-      {Shape{12}, {3, 4}},        {Shape{3, 4}, {2, 6}},       {Shape{2, 3, 4}, {4, 6}},
-      {Shape{6, 10}, {4, 15}},    {Shape{5, 1, 6}, {2, 15}},   {Shape{8, 9}, {3, 4, 6}},
+      {Shape{12}, {3, 4}},          {Shape{3, 4}, {2, 6}},     {Shape{2, 3, 4}, {4, 6}},
+      {Shape{6, 10}, {4, 15}},      {Shape{5, 1, 6}, {2, 15}}, {Shape{8, 9}, {3, 4, 6}},
       {Shape{2, 2, 3, 5}, {6, 10}}, {Shape{30}, {2, 3, 5}},    {Shape{7, 11}, {11, 7}},
   };
   for (const auto& [from, to] : cases)
