@@ -397,4 +397,18 @@ NodePtr make_reduce(NodePtr input, ReduceParams p) {
                      std::move(p)});
 }
 
+NodePtr make_assemble(std::vector<NodePtr> inputs, Shape shape, ChunkGrid grid, AssembleParams p) {
+  if (inputs.empty())
+    throw ValueError("internal: an assemble node needs at least one input");
+  const DType t = inputs[0]->dtype;
+  for (const auto& in : inputs)
+    if (in->dtype != t)
+      throw ValueError("internal: assemble inputs of different dtypes");
+  if (grid.shape() != shape)
+    throw ShapeError("internal: assemble grid " + grid.to_string() + " does not cover shape " +
+                     shape.to_string());
+  return finish(
+      Node{NodeKind::assemble, t, std::move(shape), std::move(grid), std::move(inputs), p});
+}
+
 } // namespace chunked::graph

@@ -85,8 +85,16 @@ struct Combine {
 
 /// program: a stage's program over one box of its grid; gather: copies of source pieces into
 /// one buffer; combine: partials folded in order; join: a block whose pieces (its dependencies)
-/// have been written, its output being their buffer.
-enum class TaskKind : std::uint8_t { program, gather, combine, join };
+/// have been written, its output being their buffer; assemble: a block of a reshape or
+/// concatenate, copied together from pieces of its inputs' blocks (its pieces are in
+/// Plan::gathers, as a gather's are, and every output element is written by one of them).
+enum class TaskKind : std::uint8_t {
+  program,
+  gather,
+  combine,
+  join,
+  assemble, // reshape helper
+};
 
 struct Task {
   TaskKind kind = TaskKind::program;
@@ -107,7 +115,7 @@ struct TaskInput {
 
 struct Plan {
   std::vector<Stage> stages;
-  std::vector<std::vector<GatherPiece>> gathers;
+  std::vector<std::vector<GatherPiece>> gathers; ///< pieces of gather and assemble tasks
   std::vector<Combine> combines;
   std::vector<Task> tasks;
   std::vector<TaskInput> inputs;

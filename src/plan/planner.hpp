@@ -104,6 +104,13 @@ private:
                                        const graph::ReduceParams& p, std::uint32_t mask,
                                        DType result_dtype, Combine comb, bool final);
 
+  // ---- assemble.cpp
+
+  /// The assemble tasks of reshape or concatenate node n (its inputs' blocks planned): per
+  /// output block, one task copying its pieces, or the input block itself where the block is
+  /// one whole input block in its own layout.
+  std::vector<InputRef> plan_assemble(const graph::NodePtr& n);
+
   // ---- shared_moments.cpp
 
   using MomentsKey = std::pair<const graph::Node*, std::uint32_t>;

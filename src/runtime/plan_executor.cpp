@@ -72,6 +72,9 @@ void PlanExecutor::dispatch(TaskId id, int worker) {
   case plan::TaskKind::join:
     run_join(id, task, worker);
     break;
+  case plan::TaskKind::assemble:
+    run_assemble(id, task, worker);
+    break;
   }
 }
 

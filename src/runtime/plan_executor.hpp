@@ -35,6 +35,7 @@ template <class F> void for_each_input(const plan::Plan& plan, std::size_t t, F&
       f(plan.inputs[j].ref);
     break;
   case plan::TaskKind::gather:
+  case plan::TaskKind::assemble:
     for (const auto& piece : plan.gathers[task.index])
       f(piece.source);
     break;
@@ -88,6 +89,11 @@ protected:
   virtual void run_combine(TaskId id, const plan::Task& task, int worker) = 0;
   /// A block whose pieces (its dependencies) have been written.
   virtual void run_join(TaskId id, const plan::Task& task, int worker) = 0;
+  /// A reshape or concatenate block from copies of input pieces into one new buffer. Its pieces
+  /// are copy programs as a gather's are, so a backend without a faster copy runs it as one.
+  virtual void run_assemble(TaskId id, const plan::Task& task, int worker) {
+    run_gather(id, task, worker);
+  }
 
   const plan::Plan& plan_;
 };

@@ -69,6 +69,16 @@ struct ReduceParams {
   index_t ddof = 0;
   bool flat_index = false; ///< argmin/argmax over all axes: report C-order flat indices
 };
+/// Reshape and concatenate (graph/assemble.hpp): each output block is assembled by copying
+/// rectangular pieces of the inputs' blocks (src/plan/assemble.cpp plans the pieces).
+struct AssembleParams {
+  enum class Kind : unsigned char {
+    reshape,     ///< one input, read in C order into the node's shape
+    concatenate, ///< the inputs joined along `axis`
+  };
+  Kind kind = Kind::reshape;
+  index_t axis = 0; ///< concatenate: the axis (normalised)
+};
 
 enum class NodeKind : unsigned char {
   random,
@@ -78,7 +88,8 @@ enum class NodeKind : unsigned char {
   elementwise,
   view,
   rechunk,
-  reduce
+  reduce,
+  assemble, // reshape helper: blocks copied together from pieces of the inputs' blocks
 };
 
 struct Node {
@@ -88,7 +99,7 @@ struct Node {
   ChunkGrid grid;
   std::vector<NodePtr> inputs;
   std::variant<RandomParams, ConstantParams, ArangeParams, StoredParams, ElementwiseParams,
-               ViewParams, RechunkParams, ReduceParams>
+               ViewParams, RechunkParams, ReduceParams, AssembleParams>
       params;
 
   template <class P> const P& as() const { return std::get<P>(params); }
@@ -110,6 +121,9 @@ NodePtr make_call(std::shared_ptr<const ops::UserFunction> fn, std::vector<NodeP
 NodePtr make_view(NodePtr input, ViewParams view);
 NodePtr make_rechunk(NodePtr input, const std::vector<index_t>& chunks);
 NodePtr make_reduce(NodePtr input, ReduceParams p);
+/// An assemble node of the given shape and grid over `inputs` (all of its dtype); the callers in
+/// graph/assemble.hpp check that shape, grid and params agree with the inputs.
+NodePtr make_assemble(std::vector<NodePtr> inputs, Shape shape, ChunkGrid grid, AssembleParams p);
 
 /// Cast to dtype (the same node when it already has it).
 NodePtr cast(NodePtr input, DType dtype);

@@ -312,6 +312,50 @@ private:
     outputs_[id] = std::move(out);
   }
 
+  /// A reshape or concatenate block: each piece is a device-to-device copy on the task's stream,
+  /// by the copy engine where it is one run (cudaMemcpyAsync) or rows of a pitch
+  /// (cudaMemcpy2DAsync, rows wide enough for it to move them at full speed), else by the
+  /// piece's copy kernel, as a gather runs it.
+  void run_assemble(runtime::TaskId id, const plan::Task& task, int worker) override {
+    DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
+    const Stream& s = d.stream();
+    auto out = d.memory.allocate(output_bytes(task.output, plan::ReduceOp::sum), s);
+    const auto esize = static_cast<index_t>(dtype_size(task.output.dtype));
+    for (const auto& piece : plan_.gathers[task.index]) {
+      const void* in = device_pointer(d, piece.source);
+      const BlockProgram& p = piece.program;
+      if (p.size() == 0)
+        continue;
+      const plan::AffineMap& from = p.leaves[0].map;
+      const plan::AffineMap& to = p.sink.map;
+      const char* src = static_cast<const char*>(in) + from.base * esize;
+      char* dst = static_cast<char*>(out->data()) + to.base * esize;
+      const int inner = p.ndim - 1;
+      const bool rows = p.ndim >= 1 && p.ndim <= 2 && from.coef[inner] == 1 && to.coef[inner] == 1;
+      const index_t width = p.extent[inner] * esize;
+      if (rows && p.ndim == 1) {
+        CHUNKED_CUDA_TRY(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(width),
+                                         cudaMemcpyDeviceToDevice, s.get()),
+                         d.id(), "(assembling a block)");
+        continue;
+      }
+      constexpr index_t min_row_bytes = 256, max_pitch = index_t{1} << 30;
+      if (rows && width >= min_row_bytes && from.coef[0] * esize >= width &&
+          to.coef[0] * esize >= width && from.coef[0] * esize < max_pitch &&
+          to.coef[0] * esize < max_pitch) {
+        CHUNKED_CUDA_TRY(cudaMemcpy2DAsync(dst, static_cast<std::size_t>(to.coef[0] * esize), src,
+                                           static_cast<std::size_t>(from.coef[0] * esize),
+                                           static_cast<std::size_t>(width),
+                                           static_cast<std::size_t>(p.extent[0]),
+                                           cudaMemcpyDeviceToDevice, s.get()),
+                         d.id(), "(assembling a block)");
+        continue;
+      }
+      run_kernel(d, p, std::span<const void* const>(&in, 1), out->data());
+    }
+    outputs_[id] = std::move(out);
+  }
+
   void run_combine(runtime::TaskId id, const plan::Task& task, int worker) override {
     DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
     const Stream& s = d.stream();
