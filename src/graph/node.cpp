@@ -397,4 +397,15 @@ NodePtr make_reduce(NodePtr input, ReduceParams p) {
                      std::move(p)});
 }
 
+NodePtr make_scan(NodePtr input, ScanParams p) {
+  p.axis = normalize_axis(p.axis, input->shape.ndim());
+  const DType t = input->dtype;
+  if (t != DType::int64 && !is_floating(t))
+    throw ValueError("scans accumulate int64, float or double values, got " +
+                     std::string(dtype_name(t)) + " (cast bool and int32 to int64 first)");
+  Shape s = input->shape;
+  ChunkGrid g = input->grid;
+  return finish(Node{NodeKind::scan, t, std::move(s), std::move(g), {std::move(input)}, p});
+}
+
 } // namespace chunked::graph

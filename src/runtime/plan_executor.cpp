@@ -72,6 +72,9 @@ void PlanExecutor::dispatch(TaskId id, int worker) {
   case plan::TaskKind::join:
     run_join(id, task, worker);
     break;
+  case plan::TaskKind::scan:
+    run_scan(id, task, worker);
+    break;
   }
 }
 

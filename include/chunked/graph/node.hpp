@@ -69,6 +69,13 @@ struct ReduceParams {
   index_t ddof = 0;
   bool flat_index = false; ///< argmin/argmax over all axes: report C-order flat indices
 };
+/// A cumulative sum or product along one axis (DESIGN 8.2). The input already has the result
+/// dtype (int64 for bool and integers, floats their own), so the scan only accumulates.
+struct ScanParams {
+  enum class Op : unsigned char { sum, prod };
+  Op op = Op::sum;
+  index_t axis = 0; ///< normalised, in [0, ndim)
+};
 
 enum class NodeKind : unsigned char {
   random,
@@ -78,7 +85,8 @@ enum class NodeKind : unsigned char {
   elementwise,
   view,
   rechunk,
-  reduce
+  reduce,
+  scan, // scans helper (issue 21)
 };
 
 struct Node {
@@ -88,7 +96,7 @@ struct Node {
   ChunkGrid grid;
   std::vector<NodePtr> inputs;
   std::variant<RandomParams, ConstantParams, ArangeParams, StoredParams, ElementwiseParams,
-               ViewParams, RechunkParams, ReduceParams>
+               ViewParams, RechunkParams, ReduceParams, ScanParams>
       params;
 
   template <class P> const P& as() const { return std::get<P>(params); }
@@ -110,6 +118,10 @@ NodePtr make_call(std::shared_ptr<const ops::UserFunction> fn, std::vector<NodeP
 NodePtr make_view(NodePtr input, ViewParams view);
 NodePtr make_rechunk(NodePtr input, const std::vector<index_t>& chunks);
 NodePtr make_reduce(NodePtr input, ReduceParams p);
+/// A scan of `input` along p.axis (negative counts from the end; IndexError out of range). The
+/// input must be int64, float or double (ValueError; cast bool and int32 to int64 first); the
+/// result has its shape, dtype and chunk grid.
+NodePtr make_scan(NodePtr input, ScanParams p);
 
 /// Cast to dtype (the same node when it already has it).
 NodePtr cast(NodePtr input, DType dtype);
