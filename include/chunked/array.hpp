@@ -50,6 +50,10 @@ graph::NodePtr empty_array(DType dtype);
 /// x.reshape(shape[, chunks]): see chunked::reshape (reshape.hpp); `chunks` may be null.
 graph::NodePtr reshape(const graph::NodePtr& node, const std::vector<index_t>& shape,
                        const Chunks* chunks);
+
+/// x.cumsum(axis), x.cumprod(axis): the input cast to its accumulation dtype, then scanned
+/// (scans.hpp).
+graph::NodePtr scan(const graph::NodePtr& node, graph::ScanParams::Op op, index_t axis);
 } // namespace detail
 
 /// A lazy N-dimensional array of T split into chunks, computed on `Backend` (Cpu, Cuda or Auto).
@@ -181,6 +185,18 @@ public:
   }
   ChunkedArray reshape(const Shape& shape, const Chunks& chunks) const {
     return ChunkedArray(detail::reshape(node_, shape.extents(), &chunks));
+  }
+  /// The cumulative sum along `axis` (negative counts from the end), as chunked::cumsum
+  /// (scans.hpp): the same shape and chunks; bool and integers accumulate in int64. IndexError
+  /// for an axis out of range.
+  auto cumsum(index_t axis) const {
+    return ChunkedArray<detail::sum_t<T>, Backend>(
+        detail::scan(node_, graph::ScanParams::Op::sum, axis));
+  }
+  /// The cumulative product along `axis`, as chunked::cumprod (scans.hpp).
+  auto cumprod(index_t axis) const {
+    return ChunkedArray<detail::sum_t<T>, Backend>(
+        detail::scan(node_, graph::ScanParams::Op::prod, axis));
   }
 
   /// The same values with other chunk lengths (aligned lazily by the planner).

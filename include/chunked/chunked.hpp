@@ -24,3 +24,4 @@
 #include <chunked/runtime/progress.hpp>
 #include <chunked/shape_ops.hpp>
 #include <chunked/reshape.hpp>
+#include <chunked/scans.hpp>

@@ -411,4 +411,15 @@ NodePtr make_assemble(std::vector<NodePtr> inputs, Shape shape, ChunkGrid grid, 
       Node{NodeKind::assemble, t, std::move(shape), std::move(grid), std::move(inputs), p});
 }
 
+NodePtr make_scan(NodePtr input, ScanParams p) {
+  p.axis = normalize_axis(p.axis, input->shape.ndim());
+  const DType t = input->dtype;
+  if (t != DType::int64 && !is_floating(t))
+    throw ValueError("scans accumulate int64, float or double values, got " +
+                     std::string(dtype_name(t)) + " (cast bool and int32 to int64 first)");
+  Shape s = input->shape;
+  ChunkGrid g = input->grid;
+  return finish(Node{NodeKind::scan, t, std::move(s), std::move(g), {std::move(input)}, p});
+}
+
 } // namespace chunked::graph

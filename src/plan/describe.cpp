@@ -10,7 +10,7 @@ namespace chunked::plan {
 std::string Plan::describe() const {
   std::string s;
   std::vector<index_t> per_stage(stages.size(), 0);
-  index_t n_gather = 0, n_combine = 0, n_join = 0, n_assemble = 0;
+  index_t n_gather = 0, n_combine = 0, n_join = 0, n_assemble = 0, n_scan = 0;
   for (const auto& t : tasks) {
     if (t.kind == TaskKind::program)
       ++per_stage[t.index];
@@ -20,6 +20,8 @@ std::string Plan::describe() const {
       ++n_combine;
     else if (t.kind == TaskKind::assemble)
       ++n_assemble;
+    else if (t.kind == TaskKind::scan)
+      ++n_scan;
     else
       ++n_join;
   }
@@ -30,6 +32,8 @@ std::string Plan::describe() const {
        ", joins: " + std::to_string(n_join) + ", tasks: " + std::to_string(tasks.size()) + "\n";
   if (n_assemble > 0) // reshape and concatenate blocks
     s += "assembles: " + std::to_string(n_assemble) + "\n";
+  if (n_scan > 0)
+    s += "scans: " + std::to_string(n_scan) + "\n";
   return s;
 }
 

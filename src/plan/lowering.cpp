@@ -182,6 +182,7 @@ private:
     case NodeKind::stored:
     case NodeKind::reduce:
     case NodeKind::assemble:
+    case NodeKind::scan:
       break;
     }
     throw ValueError("internal: materialised node reached the lowering switch");

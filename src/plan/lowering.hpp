@@ -31,11 +31,11 @@ struct Body {
 using ForcedSet = std::unordered_set<const graph::Node*>;
 
 /// True when a node below a program's root is read from memory rather than computed in place:
-/// stored data, reductions, assembled blocks (reshape, concatenate), and intermediates in
+/// stored data, reductions, assembled blocks (reshape, concatenate), scans, and intermediates in
 /// `forced`.
 inline bool is_materialized(const graph::Node* n, const ForcedSet& forced) {
   return n->kind == graph::NodeKind::stored || n->kind == graph::NodeKind::reduce ||
-         n->kind == graph::NodeKind::assemble ||
+         n->kind == graph::NodeKind::assemble || n->kind == graph::NodeKind::scan ||
          forced.count(n) != 0;
 }
 

@@ -3,7 +3,8 @@
 // passes live one per file: planner.cpp (requests, materialisation order, task bookkeeping),
 // elementwise_tasks.cpp (a program's tasks over a grid), reads.cpp and gathers.cpp (what a task
 // reads, aligned to the blocks it reads from), reduction.cpp (stage and combine tree of a
-// reduction), shared_moments.cpp (one moments pass serving several mean, var and std).
+// reduction), shared_moments.cpp (one moments pass serving several mean, var and std), scan.cpp
+// (the chain of scan tasks along a scanned axis).
 #pragma once
 
 #include "index_maps.hpp"
@@ -110,6 +111,11 @@ private:
   /// output block, one task copying its pieces, or the input block itself where the block is
   /// one whole input block in its own layout.
   std::vector<InputRef> plan_assemble(const graph::NodePtr& n);
+
+  // ---- scan.cpp
+
+  /// The scan tasks of scan node n, after the tasks computing its input's blocks by `body`.
+  std::vector<InputRef> plan_scan(const graph::NodePtr& n, Body body);
 
   // ---- shared_moments.cpp
 

@@ -75,6 +75,9 @@ void PlanExecutor::dispatch(TaskId id, int worker) {
   case plan::TaskKind::assemble:
     run_assemble(id, task, worker);
     break;
+  case plan::TaskKind::scan:
+    run_scan(id, task, worker);
+    break;
   }
 }
 

@@ -45,6 +45,10 @@ template <class F> void for_each_input(const plan::Plan& plan, std::size_t t, F&
     break;
   case plan::TaskKind::join:
     break; // its pieces wrote its buffer
+  case plan::TaskKind::scan:
+    for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
+      f(plan.inputs[j].ref);
+    break;
   }
 }
 
@@ -94,6 +98,9 @@ protected:
   virtual void run_assemble(TaskId id, const plan::Task& task, int worker) {
     run_gather(id, task, worker);
   }
+
+  /// One block scanned along an axis, with the carry read from its second input (if any).
+  virtual void run_scan(TaskId id, const plan::Task& task, int worker) = 0;
 
   const plan::Plan& plan_;
 };

@@ -80,6 +80,14 @@ struct AssembleParams {
   index_t axis = 0; ///< concatenate: the axis (normalised)
 };
 
+/// A cumulative sum or product along one axis (DESIGN 8.2). The input already has the result
+/// dtype (int64 for bool and integers, floats their own), so the scan only accumulates.
+struct ScanParams {
+  enum class Op : unsigned char { sum, prod };
+  Op op = Op::sum;
+  index_t axis = 0; ///< normalised, in [0, ndim)
+};
+
 enum class NodeKind : unsigned char {
   random,
   constant,
@@ -90,6 +98,7 @@ enum class NodeKind : unsigned char {
   rechunk,
   reduce,
   assemble, // reshape helper: blocks copied together from pieces of the inputs' blocks
+  scan, // scans helper (issue 21)
 };
 
 struct Node {
@@ -99,7 +108,7 @@ struct Node {
   ChunkGrid grid;
   std::vector<NodePtr> inputs;
   std::variant<RandomParams, ConstantParams, ArangeParams, StoredParams, ElementwiseParams,
-               ViewParams, RechunkParams, ReduceParams, AssembleParams>
+               ViewParams, RechunkParams, ReduceParams, AssembleParams, ScanParams>
       params;
 
   template <class P> const P& as() const { return std::get<P>(params); }
@@ -124,6 +133,10 @@ NodePtr make_reduce(NodePtr input, ReduceParams p);
 /// An assemble node of the given shape and grid over `inputs` (all of its dtype); the callers in
 /// graph/assemble.hpp check that shape, grid and params agree with the inputs.
 NodePtr make_assemble(std::vector<NodePtr> inputs, Shape shape, ChunkGrid grid, AssembleParams p);
+/// A scan of `input` along p.axis (negative counts from the end; IndexError out of range). The
+/// input must be int64, float or double (ValueError; cast bool and int32 to int64 first); the
+/// result has its shape, dtype and chunk grid.
+NodePtr make_scan(NodePtr input, ScanParams p);
 
 /// Cast to dtype (the same node when it already has it).
 NodePtr cast(NodePtr input, DType dtype);

@@ -4,6 +4,7 @@
 #include "backend/cpu/executor.hpp"
 #include "backend/cpu/interpreter.hpp"
 #include "backend/cpu/partials.hpp"
+#include "backend/cpu/scan.hpp"
 #include "plan/partial.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/plan_executor.hpp"
@@ -104,6 +105,16 @@ private:
     }
     outputs_[id] = make_host_buffer(output_bytes(task.output, c.op));
     finalize_partials(c.op, c.result, c.input, result, n, c.count, c.ddof, outputs_[id]->data());
+  }
+
+  void run_scan(runtime::TaskId id, const plan::Task& task, int) override {
+    const plan::ScanStage& sc = plan_.scans[task.index];
+    const plan::ScanBlock b = plan::scan_block(plan_, task);
+    outputs_[id] = make_host_buffer(output_bytes(task.output, plan::ReduceOp::sum));
+    const void* carry =
+        b.carry_length > 0 ? pointer(plan_.inputs[task.inputs_begin + 1].ref) : nullptr;
+    scan_block(sc.op, sc.dtype, b, pointer(plan_.inputs[task.inputs_begin].ref), carry,
+               outputs_[id]->data());
   }
 
   std::vector<std::shared_ptr<Buffer>> outputs_;

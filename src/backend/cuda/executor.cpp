@@ -10,6 +10,7 @@
 #include "backend/cuda/partials.hpp"
 #include "backend/cuda/runtime.hpp"
 #include "backend/cuda/runtime_api.hpp"
+#include "backend/cuda/scan.hpp"
 #include "plan/partial.hpp"
 #include "runtime/plan_executor.hpp"
 
@@ -388,6 +389,23 @@ private:
 
   void run_join(runtime::TaskId, const plan::Task&, int) override {
     throw BackendError(pieces_unsupported);
+  }
+
+  void run_scan(runtime::TaskId id, const plan::Task& task, int worker) override {
+    DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
+    const plan::ScanStage& sc = plan_.scans[task.index];
+    const plan::ScanBlock b = plan::scan_block(plan_, task);
+    const void* in = device_pointer(d, plan_.inputs[task.inputs_begin].ref);
+    const void* carry =
+        b.carry_length > 0 ? device_pointer(d, plan_.inputs[task.inputs_begin + 1].ref) : nullptr;
+    auto out = d.memory.allocate(output_bytes(task.output, plan::ReduceOp::sum), d.stream());
+    void* scratch = nullptr;
+    if (const std::size_t bytes = scan_scratch_bytes(b, sc.dtype); bytes > 0) {
+      d.temps.push_back(d.memory.allocate(bytes, d.stream()));
+      scratch = d.temps.back()->data();
+    }
+    scan_block(sc.op, sc.dtype, b, in, carry, out->data(), scratch, d.stream());
+    outputs_[id] = std::move(out);
   }
 
   std::vector<std::unique_ptr<DeviceSlot>> slots_;
