@@ -23,3 +23,4 @@
 #include <chunked/runtime/compute_options.hpp>
 #include <chunked/runtime/progress.hpp>
 #include <chunked/shape_ops.hpp>
+#include <chunked/user_code.hpp>

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace chunked::plan {
@@ -86,7 +87,14 @@ struct Combine {
 /// program: a stage's program over one box of its grid; gather: copies of source pieces into
 /// one buffer; combine: partials folded in order; join: a block whose pieces (its dependencies)
 /// have been written, its output being their buffer.
-enum class TaskKind : std::uint8_t { program, gather, combine, join };
+/// user (usercode helper): a user block function called on its inputs, into a new buffer.
+enum class TaskKind : std::uint8_t {
+  program,
+  gather,
+  combine,
+  join,
+  user // usercode helper: Plan::users[index] on output block `block`
+};
 
 struct Task {
   TaskKind kind = TaskKind::program;
@@ -95,6 +103,26 @@ struct Task {
   std::uint32_t inputs_begin = 0, inputs_end = 0; ///< range in Plan::inputs (combines:
                                                   ///< Plan::combine_inputs)
   Output output;
+};
+
+/// A user block function (map_blocks, map_overlap) over its output grid. Its tasks' inputs (in
+/// Plan::inputs, leaf -1) are, per input array, input block b widened by the halo as one C-order
+/// buffer of input_shape(b); the task writes output block b into a new buffer.
+struct UserStage {
+  std::shared_ptr<const chunked::detail::BlockFunction> fn;
+  ChunkGrid grid;       ///< the output's
+  ChunkGrid input_grid; ///< input block b is read for output block b
+  std::vector<index_t> depth; ///< per axis (empty: no halo)
+  Boundary boundary;
+  DType dtype = DType::float64;
+
+  /// The halo below and above input block `index` along `axis` (none on outer sides when the
+  /// boundary is Boundary::none).
+  std::pair<index_t, index_t> halo(const std::vector<index_t>& index, index_t axis) const;
+  /// The shape of every input buffer of output block `block`: the input block and its halo.
+  Shape input_shape(index_t block) const;
+  /// What the function is told about output block `block` (device -1, no stream).
+  BlockInfo info(index_t block) const;
 };
 
 /// Per-task input of a program (a stored leaf's buffer and its map for this block) or of a
@@ -109,6 +137,7 @@ struct Plan {
   std::vector<Stage> stages;
   std::vector<std::vector<GatherPiece>> gathers;
   std::vector<Combine> combines;
+  std::vector<UserStage> users; ///< usercode helper: user block functions (TaskKind::user)
   std::vector<Task> tasks;
   std::vector<TaskInput> inputs;
   std::vector<InputRef> combine_inputs;  ///< combine tasks: partials in combine order

@@ -23,7 +23,8 @@ using graph::NodePtr;
 
 Body Planner::lower_root(const NodePtr& n) {
   const int ndim = static_cast<int>(n->shape.ndim());
-  const bool itself = n->kind != NodeKind::stored && n->kind != NodeKind::reduce;
+  const bool itself = n->kind != NodeKind::stored && n->kind != NodeKind::reduce &&
+                      n->kind != NodeKind::user;
   Body body;
   if (!itself) {
     lower_program(n, ndim, false, forced_, body); // one stored leaf
@@ -50,6 +51,8 @@ Body Planner::lower_root(const NodePtr& n) {
 Body Planner::materialize_program(const NodePtr& n) {
   if (n->kind == NodeKind::stored)
     return Body{};
+  if (n->kind == NodeKind::user)
+    return user_reads(*n);
   if (n->kind != NodeKind::reduce)
     return lower_root(n);
   // A mean, var or std whose shared moments pass is planned already only finalizes it.
@@ -104,6 +107,8 @@ std::vector<InputRef> Planner::materialize_tasks(const NodePtr& n, Body body) {
   }
   if (n->kind == NodeKind::reduce)
     return plan_reduce(n, std::move(body));
+  if (n->kind == NodeKind::user)
+    return plan_user(*n);
   return plan_elementwise(n, std::move(body), Output{Output::Kind::buffer, n->dtype, 0, -1},
                           nullptr);
 }

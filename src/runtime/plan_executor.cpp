@@ -72,6 +72,9 @@ void PlanExecutor::dispatch(TaskId id, int worker) {
   case plan::TaskKind::join:
     run_join(id, task, worker);
     break;
+  case plan::TaskKind::user:
+    run_user(id, task, worker);
+    break;
   }
 }
 

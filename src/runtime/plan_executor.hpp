@@ -44,6 +44,10 @@ template <class F> void for_each_input(const plan::Plan& plan, std::size_t t, F&
     break;
   case plan::TaskKind::join:
     break; // its pieces wrote its buffer
+  case plan::TaskKind::user:
+    for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
+      f(plan.inputs[j].ref);
+    break;
   }
 }
 
@@ -88,6 +92,8 @@ protected:
   virtual void run_combine(TaskId id, const plan::Task& task, int worker) = 0;
   /// A block whose pieces (its dependencies) have been written.
   virtual void run_join(TaskId id, const plan::Task& task, int worker) = 0;
+  /// A user block function on one output block, into a new buffer (usercode helper).
+  virtual void run_user(TaskId id, const plan::Task& task, int worker) = 0;
 
   const plan::Plan& plan_;
 };

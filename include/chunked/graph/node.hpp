@@ -2,6 +2,7 @@
 // The immutable array-level DAG: one Node per operation, checked when it is made.
 #pragma once
 
+#include <chunked/core/block_info.hpp>
 #include <chunked/core/buffer.hpp>
 #include <chunked/core/chunk_grid.hpp>
 #include <chunked/core/dtype.hpp>
@@ -69,6 +70,15 @@ struct ReduceParams {
   index_t ddof = 0;
   bool flat_index = false; ///< argmin/argmax over all axes: report C-order flat indices
 };
+/// A user block function (map_blocks, map_overlap): output block b is fn of block b of every
+/// input read over `input_grid` (all inputs have its shape), widened by `depth` per axis and
+/// padded at the array's edges as `boundary` says (map_overlap; depth empty for map_blocks).
+struct UserParams {
+  std::shared_ptr<const chunked::detail::BlockFunction> fn;
+  ChunkGrid input_grid;
+  std::vector<index_t> depth;
+  Boundary boundary;
+};
 
 enum class NodeKind : unsigned char {
   random,
@@ -78,7 +88,8 @@ enum class NodeKind : unsigned char {
   elementwise,
   view,
   rechunk,
-  reduce
+  reduce,
+  user // usercode helper: map_blocks, map_overlap (UserParams)
 };
 
 struct Node {
@@ -88,7 +99,7 @@ struct Node {
   ChunkGrid grid;
   std::vector<NodePtr> inputs;
   std::variant<RandomParams, ConstantParams, ArangeParams, StoredParams, ElementwiseParams,
-               ViewParams, RechunkParams, ReduceParams>
+               ViewParams, RechunkParams, ReduceParams, UserParams>
       params;
 
   template <class P> const P& as() const { return std::get<P>(params); }
@@ -110,6 +121,9 @@ NodePtr make_call(std::shared_ptr<const ops::UserFunction> fn, std::vector<NodeP
 NodePtr make_view(NodePtr input, ViewParams view);
 NodePtr make_rechunk(NodePtr input, const std::vector<index_t>& chunks);
 NodePtr make_reduce(NodePtr input, ReduceParams p);
+/// A user block function's result of dtype `result` over `grid` (as many blocks per axis as
+/// p.input_grid); the inputs have p.input_grid's shape. The API checks the arguments' meaning.
+NodePtr make_user(DType result, ChunkGrid grid, std::vector<NodePtr> inputs, UserParams p);
 
 /// Cast to dtype (the same node when it already has it).
 NodePtr cast(NodePtr input, DType dtype);
