@@ -25,3 +25,4 @@
 #include <chunked/shape_ops.hpp>
 #include <chunked/reshape.hpp>
 #include <chunked/scans.hpp>
+#include <chunked/user_code.hpp>

@@ -422,4 +422,17 @@ NodePtr make_scan(NodePtr input, ScanParams p) {
   return finish(Node{NodeKind::scan, t, std::move(s), std::move(g), {std::move(input)}, p});
 }
 
+NodePtr make_user(DType result, ChunkGrid grid, std::vector<NodePtr> inputs, UserParams p) {
+  if (grid.blocks_per_axis() != p.input_grid.blocks_per_axis())
+    throw ShapeError("internal: a user function's output grid " + grid.to_string() +
+                     " and input grid " + p.input_grid.to_string() + " differ in blocks");
+  for (const NodePtr& in : inputs)
+    if (in->shape != p.input_grid.shape())
+      throw ShapeError("internal: a user function's input of shape " + in->shape.to_string() +
+                       " is not of its input grid's shape " + p.input_grid.shape().to_string());
+  Shape shape = grid.shape();
+  return finish(Node{NodeKind::user, result, std::move(shape), std::move(grid), std::move(inputs),
+                     std::move(p)});
+}
+
 } // namespace chunked::graph

@@ -183,6 +183,7 @@ private:
     case NodeKind::reduce:
     case NodeKind::assemble:
     case NodeKind::scan:
+    case NodeKind::user:
       break;
     }
     throw ValueError("internal: materialised node reached the lowering switch");

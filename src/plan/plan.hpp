@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace chunked::plan {
@@ -100,7 +101,8 @@ struct ScanStage {
 /// have been written, its output being their buffer; assemble: a block of a reshape or
 /// concatenate, copied together from pieces of its inputs' blocks (its pieces are in
 /// Plan::gathers, as a gather's are, and every output element is written by one of them); scan:
-/// one block scanned along an axis with the carried prefix of the blocks before it (Plan::scans).
+/// one block scanned along an axis with the carried prefix of the blocks before it (Plan::scans);
+/// user: a user block function called on its inputs, into a new buffer (Plan::users).
 enum class TaskKind : std::uint8_t {
   program,
   gather,
@@ -108,6 +110,7 @@ enum class TaskKind : std::uint8_t {
   join,
   assemble, // reshape helper
   scan, // scans helper (issue 21)
+  user // usercode helper: Plan::users[index] on output block `block`
 };
 
 struct Task {
@@ -117,6 +120,26 @@ struct Task {
   std::uint32_t inputs_begin = 0, inputs_end = 0; ///< range in Plan::inputs (combines:
                                                   ///< Plan::combine_inputs)
   Output output;
+};
+
+/// A user block function (map_blocks, map_overlap) over its output grid. Its tasks' inputs (in
+/// Plan::inputs, leaf -1) are, per input array, input block b widened by the halo as one C-order
+/// buffer of input_shape(b); the task writes output block b into a new buffer.
+struct UserStage {
+  std::shared_ptr<const chunked::detail::BlockFunction> fn;
+  ChunkGrid grid;       ///< the output's
+  ChunkGrid input_grid; ///< input block b is read for output block b
+  std::vector<index_t> depth; ///< per axis (empty: no halo)
+  Boundary boundary;
+  DType dtype = DType::float64;
+
+  /// The halo below and above input block `index` along `axis` (none on outer sides when the
+  /// boundary is Boundary::none).
+  std::pair<index_t, index_t> halo(const std::vector<index_t>& index, index_t axis) const;
+  /// The shape of every input buffer of output block `block`: the input block and its halo.
+  Shape input_shape(index_t block) const;
+  /// What the function is told about output block `block` (device -1, no stream).
+  BlockInfo info(index_t block) const;
 };
 
 /// Per-task input of a program (a stored leaf's buffer and its map for this block) or of a
@@ -132,6 +155,7 @@ struct Plan {
   std::vector<std::vector<GatherPiece>> gathers; ///< pieces of gather and assemble tasks
   std::vector<Combine> combines;
   std::vector<ScanStage> scans;
+  std::vector<UserStage> users; ///< usercode helper: user block functions (TaskKind::user)
   std::vector<Task> tasks;
   std::vector<TaskInput> inputs;
   std::vector<InputRef> combine_inputs;  ///< combine tasks: partials in combine order

@@ -117,6 +117,17 @@ private:
   /// The scan tasks of scan node n, after the tasks computing its input's blocks by `body`.
   std::vector<InputRef> plan_scan(const graph::NodePtr& n, Body body);
 
+  // ---- user_tasks.cpp (usercode helper)
+
+  /// A user node's "program": no instructions, its inputs as the reads to materialise first.
+  static Body user_reads(const graph::Node& n);
+  /// One user task per output block of n, each reading its inputs' blocks widened by the halo.
+  std::vector<InputRef> plan_user(const graph::Node& n);
+  /// Input `src`'s block for user stage `u`'s output block `block`, with its halo: the block
+  /// itself where it is one block of src without halo, else a gather task padding it.
+  InputRef user_input(const graph::Node& src, const UserStage& u, index_t block,
+                      std::vector<TaskId>& deps);
+
   // ---- shared_moments.cpp
 
   using MomentsKey = std::pair<const graph::Node*, std::uint32_t>;

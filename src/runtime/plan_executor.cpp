@@ -78,6 +78,9 @@ void PlanExecutor::dispatch(TaskId id, int worker) {
   case plan::TaskKind::scan:
     run_scan(id, task, worker);
     break;
+  case plan::TaskKind::user:
+    run_user(id, task, worker);
+    break;
   }
 }
 

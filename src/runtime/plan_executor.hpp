@@ -46,6 +46,7 @@ template <class F> void for_each_input(const plan::Plan& plan, std::size_t t, F&
   case plan::TaskKind::join:
     break; // its pieces wrote its buffer
   case plan::TaskKind::scan:
+  case plan::TaskKind::user:
     for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
       f(plan.inputs[j].ref);
     break;
@@ -101,6 +102,9 @@ protected:
 
   /// One block scanned along an axis, with the carry read from its second input (if any).
   virtual void run_scan(TaskId id, const plan::Task& task, int worker) = 0;
+
+  /// A user block function on one output block, into a new buffer (usercode helper).
+  virtual void run_user(TaskId id, const plan::Task& task, int worker) = 0;
 
   const plan::Plan& plan_;
 };

@@ -2,6 +2,7 @@
 // The immutable array-level DAG: one Node per operation, checked when it is made.
 #pragma once
 
+#include <chunked/core/block_info.hpp>
 #include <chunked/core/buffer.hpp>
 #include <chunked/core/chunk_grid.hpp>
 #include <chunked/core/dtype.hpp>
@@ -88,6 +89,16 @@ struct ScanParams {
   index_t axis = 0; ///< normalised, in [0, ndim)
 };
 
+/// A user block function (map_blocks, map_overlap): output block b is fn of block b of every
+/// input read over `input_grid` (all inputs have its shape), widened by `depth` per axis and
+/// padded at the array's edges as `boundary` says (map_overlap; depth empty for map_blocks).
+struct UserParams {
+  std::shared_ptr<const chunked::detail::BlockFunction> fn;
+  ChunkGrid input_grid;
+  std::vector<index_t> depth;
+  Boundary boundary;
+};
+
 enum class NodeKind : unsigned char {
   random,
   constant,
@@ -99,6 +110,7 @@ enum class NodeKind : unsigned char {
   reduce,
   assemble, // reshape helper: blocks copied together from pieces of the inputs' blocks
   scan, // scans helper (issue 21)
+  user // usercode helper: map_blocks, map_overlap (UserParams)
 };
 
 struct Node {
@@ -108,7 +120,8 @@ struct Node {
   ChunkGrid grid;
   std::vector<NodePtr> inputs;
   std::variant<RandomParams, ConstantParams, ArangeParams, StoredParams, ElementwiseParams,
-               ViewParams, RechunkParams, ReduceParams, AssembleParams, ScanParams>
+               ViewParams, RechunkParams, ReduceParams, AssembleParams, ScanParams,
+               UserParams>
       params;
 
   template <class P> const P& as() const { return std::get<P>(params); }
@@ -137,6 +150,9 @@ NodePtr make_assemble(std::vector<NodePtr> inputs, Shape shape, ChunkGrid grid, 
 /// input must be int64, float or double (ValueError; cast bool and int32 to int64 first); the
 /// result has its shape, dtype and chunk grid.
 NodePtr make_scan(NodePtr input, ScanParams p);
+/// A user block function's result of dtype `result` over `grid` (as many blocks per axis as
+/// p.input_grid); the inputs have p.input_grid's shape. The API checks the arguments' meaning.
+NodePtr make_user(DType result, ChunkGrid grid, std::vector<NodePtr> inputs, UserParams p);
 
 /// Cast to dtype (the same node when it already has it).
 NodePtr cast(NodePtr input, DType dtype);

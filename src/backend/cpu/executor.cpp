@@ -8,6 +8,7 @@
 #include "plan/partial.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/plan_executor.hpp"
+#include "runtime/user_call.hpp"
 
 #include <cstring>
 #include <mutex>
@@ -75,6 +76,19 @@ private:
       const void* in = pointer(piece.source);
       cpu::run_program(piece.program, std::span<const void* const>(&in, 1), outputs_[id]->data());
     }
+  }
+
+  /// The user's function on the host buffers of its inputs (each the block with its halo).
+  void run_user(runtime::TaskId id, const plan::Task& task, int) override {
+    const plan::UserStage& u = plan_.users[task.index];
+    const BlockInfo info = u.info(task.block);
+    const Shape in_shape = u.input_shape(task.block);
+    std::vector<chunked::detail::RawView> in;
+    for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
+      in.push_back({const_cast<void*>(pointer(plan_.inputs[j].ref)), in_shape});
+    auto out = make_host_buffer(output_bytes(task.output, plan::ReduceOp::sum));
+    runtime::call_user(u, info, {out->data(), info.shape}, in);
+    outputs_[id] = std::move(out);
   }
 
   void run_combine(runtime::TaskId id, const plan::Task& task, int) override {

@@ -13,6 +13,7 @@
 #include "backend/cuda/scan.hpp"
 #include "plan/partial.hpp"
 #include "runtime/plan_executor.hpp"
+#include "runtime/user_call.hpp"
 
 #include <fmt/format.h>
 
@@ -384,6 +385,35 @@ private:
                     dtype_size(task.output.dtype), scatter);
       return;
     }
+    outputs_[id] = std::move(out);
+  }
+
+  /// The user's function on device buffers of its inputs (each the block with its halo, padded
+  /// by its gather's kernels); it enqueues its work on the task's stream. Errors it leaves behind
+  /// (a bad launch, a kernel that already failed) are raised here, naming the block.
+  void run_user(runtime::TaskId id, const plan::Task& task, int worker) override {
+    DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
+    const Stream& s = d.stream();
+    const plan::UserStage& u = plan_.users[task.index];
+    BlockInfo info = u.info(task.block);
+    info.device = d.id();
+    info.stream = static_cast<void*>(s.get());
+    const Shape in_shape = u.input_shape(task.block);
+    std::vector<chunked::detail::RawView> in;
+    for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
+      in.push_back({const_cast<void*>(device_pointer(d, plan_.inputs[j].ref)), in_shape});
+    auto out = d.memory.allocate(output_bytes(task.output, plan::ReduceOp::sum), s);
+    runtime::call_user(u, info, {out->data(), info.shape}, in);
+    const cudaError_t launched = cudaGetLastError();
+    cudaError_t state = cudaStreamQuery(s.get());
+    if (state == cudaErrorNotReady)
+      state = cudaSuccess;
+    const cudaError_t error = launched != cudaSuccess ? launched : state;
+    if (error != cudaSuccess)
+      throw BackendError(fmt::format("Cuda backend: the {} function left a CUDA error on block {} "
+                                     "(device {}): {}",
+                                     u.fn->name, runtime::block_label(info.block), d.id(),
+                                     cudaGetErrorString(error)));
     outputs_[id] = std::move(out);
   }
 
