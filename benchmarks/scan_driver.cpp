@@ -202,17 +202,18 @@ int main(int argc, char** argv) try {
   fmt::print("cumsum(x, axis).sum() checked against the host reference: ok\n");
   if (!c.json.empty())
     bench::write_file(
-        c.json, machine.json_header("scan") +
-                    fmt::format(
-                        R"(  "config": {{"shape": [{}, {}], "chunk": {}, "axis": {}, "backend": "{}", "threads": {}, "repeat": {}}},
+        c.json,
+        machine.json_header("scan") +
+            fmt::format(
+                R"(  "config": {{"shape": [{}, {}], "chunk": {}, "axis": {}, "backend": "{}", "threads": {}, "repeat": {}}},
   "limit_GBps": {{"{}": {:.6g}, "library_copy": {:.6g}}},
   "programs": {{
 {}
   }}
 }}
 )",
-                        c.rows, c.cols, c.chunk, c.axis, c.backend, c.threads, c.repeat,
-                        machine.gpu ? "library_copy" : "memcpy", limit, copy_rate, json_programs));
+                c.rows, c.cols, c.chunk, c.axis, c.backend, c.threads, c.repeat,
+                machine.gpu ? "library_copy" : "memcpy", limit, copy_rate, json_programs));
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "chunked-scan-benchmark: %s\n", e.what());

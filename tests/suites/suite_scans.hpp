@@ -129,6 +129,25 @@ TEST_F(Scans, RandomChunkingsOfALongerAxis) {
   }
 }
 
+TEST_F(Scans, RowsLongerThanOneGpuSegment) {
+  // Past 65536 elements a row is scanned on CUDA in segments whose totals are scanned between
+  // two passes (cuda/scan.hpp); sums of multiples of 1/64 are exact there as here.
+  std::mt19937_64 rng(97);
+  const Extents shape{2, 70001};
+  const auto ref = random_dense<double>(shape, rng, true);
+  const auto ints = random_dense<std::int32_t>(shape, rng);
+  for (const Chunks& chunks : {Chunks{2, 70001}, Chunks{1, 69999}}) {
+    SCOPED_TRACE(label(chunks));
+    EXPECT_TRUE(
+        matches(cumsum(make_array<Backend>(ref, chunks), 1).compute(), ref_scan(ref, 1, false)));
+    EXPECT_TRUE(
+        matches(cumsum(make_array<Backend>(ints, chunks), -1).compute(), ref_scan(ints, 1, false)));
+  }
+  const auto column = random_dense<double>({70001, 2}, rng, true);
+  EXPECT_TRUE(matches(cumsum(make_array<Backend>(column, Chunks{70001, 1}), 0).compute(),
+                      ref_scan(column, 0, false)));
+}
+
 TEST_F(Scans, IntegersWrapAsNumPysInt64) {
   constexpr std::int64_t big = std::numeric_limits<std::int64_t>::max() / 2 + 7;
   const Dense<std::int64_t> ref({5}, std::vector<std::int64_t>{big, big, big, -3, big});
@@ -140,7 +159,7 @@ TEST_F(Scans, IntegersWrapAsNumPysInt64) {
 TEST_F(Scans, NaNAndInfinityPropagateForward) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  const Dense<double> ref({3, 5}, std::vector<double>{1, 2, nan, 4, 5,   //
+  const Dense<double> ref({3, 5}, std::vector<double>{1, 2, nan, 4, 5,    //
                                                       1, inf, 3, -inf, 1, //
                                                       0, 2, 3, inf, 2});
   for (const auto& chunks : scan_chunkings(ref.shape())) {
@@ -194,13 +213,13 @@ TEST_F(Scans, ComposesWithSlicesElementwiseOperationsAndReductions) {
     const auto affine = map(ref, [](double v) { return v * 2.0 + 1.0; });
     EXPECT_TRUE(matches(cumsum(x * 2.0 + 1.0, 0).compute(), ref_scan(affine, 0, false)));
     const auto scanned = ref_scan(ref, 1, false);
-    EXPECT_TRUE(matches((cumsum(x, 1) - 1.0).compute(),
-                        map(scanned, [](double v) { return v - 1.0; })));
+    EXPECT_TRUE(
+        matches((cumsum(x, 1) - 1.0).compute(), map(scanned, [](double v) { return v - 1.0; })));
     // A reduction of a scan, a scan of a scan, and a slice of a scan.
     EXPECT_TRUE(matches(cumsum(x, 0).sum(Axes{1}).compute(), ref_sum(ref_scan(ref, 0, false), {1}),
                         tight<double>()));
-    EXPECT_TRUE(matches(cumsum(cumsum(x, 0), 1).compute(),
-                        ref_scan(ref_scan(ref, 0, false), 1, false)));
+    EXPECT_TRUE(
+        matches(cumsum(cumsum(x, 0), 1).compute(), ref_scan(ref_scan(ref, 0, false), 1, false)));
     EXPECT_TRUE(matches(cumsum(x, 1)(2).compute(), index(scanned, {index_t{2}})));
     // A persisted scan reads as its values.
     EXPECT_TRUE(matches(cumsum(x, 1).persist().compute(), scanned));

@@ -86,6 +86,10 @@ TEST(PlanScan, IntegersAndBoolsScanInInt64AfterAFusedCast) {
   EXPECT_EQ(p.scans[0].dtype, DType::int64);
   EXPECT_EQ(scan_tasks(p).size(), 3u);
   EXPECT_EQ(cumsum(ones<bool>(Shape{8}, Chunks{3}), 0).dtype(), DType::int64);
+  // The graph node itself scans only the accumulation dtypes; the API casts before it.
+  EXPECT_THROW(graph::make_scan(x.node(), graph::ScanParams{}), ValueError);
+  EXPECT_THROW(graph::make_scan(x.astype<std::int64_t>().node(), graph::ScanParams{{}, 1}),
+               IndexError);
 }
 
 TEST(PlanScan, StoredBlocksAreScannedWhereTheyAre) {

@@ -31,28 +31,37 @@ template <Op O, class T> inline T combine(T a, T b) {
   }
 }
 
-/// Along the last axis: row o of `length` values, its carry c (when `has_carry`).
+/// Rows scanned together along the last axis: each row's running value is a chain of dependent
+/// adds or multiplies, so interleaving independent rows hides their latency. Each row is still
+/// folded in its own index order, so the bits do not depend on the grouping.
+constexpr index_t interleaved_rows = 4;
+
+/// Along the last axis: rows [o0, o0 + R) of `length` values each, with their carries.
+template <Op O, class T, index_t R>
+void scan_row_group(const plan::ScanBlock& b, index_t o0, const T* in, const T* carry, T* out) {
+  T s[R], c[R];
+  for (index_t r = 0; r < R; ++r) {
+    const index_t o = o0 + r;
+    s[r] = in[o * b.length];
+    if (carry)
+      c[r] = carry[o * b.carry_length + b.carry_length - 1];
+    out[o * b.length] = carry ? combine<O>(c[r], s[r]) : s[r];
+  }
+  for (index_t i = 1; i < b.length; ++i)
+    for (index_t r = 0; r < R; ++r) {
+      const index_t at = (o0 + r) * b.length + i;
+      s[r] = combine<O>(s[r], in[at]);
+      out[at] = carry ? combine<O>(c[r], s[r]) : s[r];
+    }
+}
+
 template <Op O, class T>
 void scan_rows(const plan::ScanBlock& b, const T* in, const T* carry, T* out) {
-  for (index_t o = 0; o < b.outer; ++o) {
-    const T* x = in + o * b.length;
-    T* y = out + o * b.length;
-    if (b.length == 0)
-      continue;
-    T s = x[0];
-    if (!carry) {
-      y[0] = s;
-      for (index_t i = 1; i < b.length; ++i)
-        y[i] = s = combine<O>(s, x[i]);
-      continue;
-    }
-    const T c = carry[o * b.carry_length + b.carry_length - 1];
-    y[0] = combine<O>(c, s);
-    for (index_t i = 1; i < b.length; ++i) {
-      s = combine<O>(s, x[i]);
-      y[i] = combine<O>(c, s);
-    }
-  }
+  index_t o = 0;
+  for (; o + interleaved_rows <= b.outer; o += interleaved_rows)
+    scan_row_group<O, T, interleaved_rows>(b, o, in, carry, out);
+  for (; o < b.outer; ++o)
+    scan_row_group<O, T, 1>(b, o, in, carry, out);
 }
 
 /// Along an outer axis: each tile of columns walks down the axis with its running row `s`.

@@ -147,19 +147,18 @@ void launch_scan(const plan::ScanBlock& b, const T* in, const T* carry, T* out, 
   const index_t segments = scan_segments(b);
   const auto blocks = static_cast<unsigned>(std::min<index_t>(b.outer * segments, max_grid));
   if (segments > 1) {
-    scan_rows_kernel<O, T, true><<<blocks, scan_threads, 0, st>>>(in, carry, out, totals, b.outer,
-                                                                  b.length, b.carry_length,
-                                                                  segments);
+    scan_rows_kernel<O, T, true><<<blocks, scan_threads, 0, st>>>(
+        in, carry, out, totals, b.outer, b.length, b.carry_length, segments);
     scan_totals_kernel<O, T>
         <<<grid_for(b.outer), kernel::block_threads_host, 0, st>>>(totals, b.outer, segments);
   }
-  scan_rows_kernel<O, T, false><<<blocks, scan_threads, 0, st>>>(in, carry, out, totals, b.outer,
-                                                                 b.length, b.carry_length, segments);
+  scan_rows_kernel<O, T, false><<<blocks, scan_threads, 0, st>>>(
+      in, carry, out, totals, b.outer, b.length, b.carry_length, segments);
 }
 
 template <Op O>
-void scan_dtype(DType dtype, const plan::ScanBlock& b, const void* in, const void* carry,
-                void* out, void* scratch, cudaStream_t st) {
+void scan_dtype(DType dtype, const plan::ScanBlock& b, const void* in, const void* carry, void* out,
+                void* scratch, cudaStream_t st) {
   auto run = [&](auto tag) {
     using T = decltype(tag);
     const T* c = b.carry_length > 0 ? static_cast<const T*>(carry) : nullptr;
