@@ -160,4 +160,18 @@ TEST(UserPlan, ZeroDepthNeedsNoGather) {
   EXPECT_EQ(count_tasks(p, TaskKind::user), 4);
 }
 
+TEST(UserPlan, PersistKeepsTheUserTasksBuffersWithoutACopy) {
+  const auto x = arange<double>(0.0, 10.0, 1.0, 5);
+  const auto y = map_overlap<double>(noop, x, 1, Boundary::nearest);
+  plan::Request r;
+  r.node = y.node();
+  r.kind = plan::Request::Kind::blocks;
+  const plan::Plan p = plan::make_plan({r});
+  EXPECT_EQ(count_tasks(p, TaskKind::program), 2); // arange's blocks, read by the gathers
+  ASSERT_EQ(p.result_blocks.size(), 1u);
+  ASSERT_EQ(p.result_blocks[0].size(), 2u);
+  for (plan::TaskId id : p.result_blocks[0])
+    EXPECT_EQ(p.tasks[id].kind, TaskKind::user);
+}
+
 } // namespace
