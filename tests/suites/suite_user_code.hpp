@@ -443,6 +443,64 @@ TEST_F(UserCode, ZeroDimensionalAndEmptyArrays) {
   EXPECT_EQ(f.compute().shape(), (Shape{0, 3}));
 }
 
+// ---- every backend: shapes, BlockInfo and calls (values are only read on the host)
+
+TEST_F(UserCode, EveryBackendHandsEachBlockItsHaloShapeDeviceAndStream) {
+  const bool gpu = runs_on_gpu();
+  for (Boundary b : all_boundaries)
+    for (const Chunks& chunks : {Chunks{6, 7}, Chunks{2, 3}, Chunks{1, 5}}) {
+      SCOPED_TRACE(boundary_name(b) + " chunks " + Shape(chunks.lengths()).to_string());
+      const auto x = zeros<double, Backend>(Shape{6, 7}, chunks);
+      const std::vector<index_t> depth{2, 1};
+      Record rec;
+      auto y = map_overlap<double>(
+          [&](const BlockInfo& info, BlockView<double> out, BlockView<const double> in) {
+            ++rec.calls;
+            Extents want = info.shape.extents();
+            for (std::size_t k = 0; k < 2; ++k) {
+              const index_t n = k == 0 ? 6 : 7, o = info.offset[k], len = want[k];
+              want[k] += b.kind == Boundary::Kind::none
+                             ? std::min(depth[k], o) + std::min(depth[k], n - o - len)
+                             : 2 * depth[k];
+            }
+            if (in.shape.extents() != want || out.shape != info.shape)
+              rec.fail("block " + Shape(info.block).to_string() + ": in " +
+                       in.shape.to_string() + ", expected " + Shape(want).to_string());
+            if ((info.device >= 0) != gpu || (info.stream != nullptr) != gpu)
+              rec.fail("device " + std::to_string(info.device) + " on the wrong side");
+            if (!gpu)
+              for (index_t i = 0; i < out.size(); ++i)
+                out.data[i] = 1;
+          },
+          x, depth, b);
+      const auto values = y.compute();
+      EXPECT_EQ(rec.calls.load(), x.numblocks());
+      EXPECT_TRUE(rec.errors.empty()) << rec.errors.front();
+      if (!gpu) {
+        EXPECT_EQ(values.data()[values.size() - 1], 1.0);
+      }
+    }
+}
+
+TEST_F(UserCode, EveryBackendSurfacesAUserExceptionAndStaysUsable) {
+  const auto x = zeros<double, Backend>(Shape{12}, Chunks{4});
+  auto bad = map_blocks<double>(
+      [](const BlockInfo& info, BlockView<double>, BlockView<const double>) {
+        if (info.block[0] == 2)
+          throw std::invalid_argument("block two is bad");
+      },
+      x);
+  std::atomic<int> calls{0};
+  auto fine = map_overlap<double>(
+      [&](const BlockInfo&, BlockView<double>, BlockView<const double>) { ++calls; }, x, 3,
+      Boundary::periodic);
+  for (int round = 1; round <= 2; ++round) {
+    expect_error<Error>([&] { (void)bad.compute(); }, {"block two is bad", "(2,)", "map_blocks"});
+    (void)fine.compute();
+    EXPECT_EQ(calls.load(), 3 * round);
+  }
+}
+
 // ---- errors
 
 TEST_F(UserCode, AUserExceptionSurfacesNamingTheBlockAndTheRuntimeStaysUsable) {
