@@ -23,8 +23,8 @@ using graph::NodePtr;
 
 Body Planner::lower_root(const NodePtr& n) {
   const int ndim = static_cast<int>(n->shape.ndim());
-  const bool itself = n->kind != NodeKind::stored && n->kind != NodeKind::reduce &&
-                      n->kind != NodeKind::user;
+  const bool itself =
+      n->kind != NodeKind::stored && n->kind != NodeKind::reduce && n->kind != NodeKind::user;
   Body body;
   if (!itself) {
     lower_program(n, ndim, false, forced_, body); // one stored leaf
@@ -187,8 +187,8 @@ void Planner::request(const Request& r) {
       for (const InputRef& ref : blocks_of_.at(r.node.get()))
         ids.push_back(ref.task);
     } else {
-      plan_elementwise(r.node, std::move(body),
-                       Output{Output::Kind::buffer, r.node->dtype, 0, -1}, &ids);
+      plan_elementwise(r.node, std::move(body), Output{Output::Kind::buffer, r.node->dtype, 0, -1},
+                       &ids);
     }
     plan.result_blocks.push_back(std::move(ids));
     return;

@@ -64,7 +64,8 @@ TEST(UserPlan, MapBlocksReadsStoredBlocksInPlaceOneTaskPerBlock) {
     const plan::Task& t = user_task(p, b);
     ASSERT_EQ(t.inputs_end - t.inputs_begin, 1u);
     EXPECT_EQ(p.inputs[t.inputs_begin].ref.kind, plan::InputRef::Kind::stored);
-    EXPECT_EQ(t.output.elements, p.users[0].grid.block_shape(p.users[0].grid.block_index(b)).size());
+    EXPECT_EQ(t.output.elements,
+              p.users[0].grid.block_shape(p.users[0].grid.block_index(b)).size());
   }
   EXPECT_NE(p.describe().find("user tasks: 4"), std::string::npos) << p.describe();
 }
