@@ -64,7 +64,8 @@ double host_copy_rate(std::size_t bytes) {
   const int hw = std::max(1u, std::thread::hardware_concurrency());
   double best = 0;
   for (int count = 1;; count = std::min(2 * count, hw)) {
-    const std::size_t part = (n + static_cast<std::size_t>(count) - 1) / static_cast<std::size_t>(count);
+    const std::size_t part =
+        (n + static_cast<std::size_t>(count) - 1) / static_cast<std::size_t>(count);
     for (int rep = 0; rep < 3; ++rep) {
       const auto t0 = std::chrono::steady_clock::now();
       std::vector<std::thread> pool;
@@ -83,7 +84,8 @@ double host_copy_rate(std::size_t bytes) {
   }
 }
 
-template <class B, class Step> int run(const Config& c, const char* where, Step step, double limit) {
+template <class B, class Step>
+int run(const Config& c, const char* where, Step step, double limit) {
   const index_t n = c.size;
   std::vector<double> init(static_cast<std::size_t>(n * n));
   for (index_t i = 0; i < n * n; ++i)

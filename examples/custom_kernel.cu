@@ -28,7 +28,8 @@ int main() {
   }
   try {
     chunked::Generator rng(7);
-    auto x = rng.normal<float, chunked::Cuda>(chunked::Shape{2000, 3000}, chunked::Chunks{512, 512});
+    auto x =
+        rng.normal<float, chunked::Cuda>(chunked::Shape{2000, 3000}, chunked::Chunks{512, 512});
     auto y = chunked::full<float, chunked::Cuda>(chunked::Shape{3000}, chunked::Chunks{1000}, 0.5f);
     // y is broadcast to x's shape and handed over x's chunks: every view below has out's shape.
     auto s = chunked::map_blocks<float>(

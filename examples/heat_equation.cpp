@@ -32,8 +32,8 @@ void heat_step(const chunked::BlockInfo& info, chunked::BlockView<double> out,
   for (chunked::index_t i = 0; i < rows; ++i)
     for (chunked::index_t j = 0; j < cols; ++j) {
       const chunked::index_t m = (i + 1) * w + j + 1;
-      const double lap = in.data[m - w] + in.data[m + w] + in.data[m - 1] + in.data[m + 1] -
-                         4 * in.data[m];
+      const double lap =
+          in.data[m - w] + in.data[m + w] + in.data[m - 1] + in.data[m + 1] - 4 * in.data[m];
       out.data[i * cols + j] = in.data[m] + alpha * lap;
     }
 }
@@ -47,8 +47,8 @@ std::vector<double> initial(chunked::index_t n) {
   return u;
 }
 
-template <class B, class Step> int solve(const char* where, chunked::index_t n,
-                                         chunked::index_t chunk, int steps, Step step) {
+template <class B, class Step>
+int solve(const char* where, chunked::index_t n, chunked::index_t chunk, int steps, Step step) {
   std::printf("heat equation: %lld x %lld in %lld x %lld chunks, %d steps on %s\n",
               static_cast<long long>(n), static_cast<long long>(n), static_cast<long long>(chunk),
               static_cast<long long>(chunk), steps, where);

@@ -55,8 +55,8 @@ graph::NodePtr map_blocks_node(std::shared_ptr<const BlockFunction> fn, DType re
 /// ShapeError for a depth list of the wrong length, ValueError for a negative depth or one
 /// larger than its axis.
 graph::NodePtr map_overlap_node(std::shared_ptr<const BlockFunction> fn, DType result,
-                                graph::NodePtr input, std::vector<index_t> depth,
-                                bool uniform, index_t uniform_depth, Boundary boundary);
+                                graph::NodePtr input, std::vector<index_t> depth, bool uniform,
+                                index_t uniform_depth, Boundary boundary);
 
 template <class U, class... A, class F, std::size_t... I>
 void call_block(const F& f, const BlockInfo& info, const RawView& out,
@@ -68,9 +68,10 @@ void call_block(const F& f, const BlockInfo& info, const RawView& out,
 /// `fn` with its types erased, for the graph.
 template <class U, class... A, class F>
 std::shared_ptr<const BlockFunction> erase_block_function(const char* name, F fn) {
-  static_assert(std::is_invocable_v<const F&, const BlockInfo&, BlockView<U>, BlockView<const A>...>,
-                "map_blocks/map_overlap: fn must be callable as fn(const BlockInfo&, "
-                "BlockView<U> out, BlockView<const A> in...), one view per input array");
+  static_assert(
+      std::is_invocable_v<const F&, const BlockInfo&, BlockView<U>, BlockView<const A>...>,
+      "map_blocks/map_overlap: fn must be callable as fn(const BlockInfo&, "
+      "BlockView<U> out, BlockView<const A> in...), one view per input array");
   BlockFunction erased;
   erased.name = name;
   erased.call = [f = std::move(fn)](const BlockInfo& info, const RawView& out,
@@ -109,18 +110,18 @@ ChunkedArray<U, B> map_blocks(F fn, const ChunkGrid& grid, const ChunkedArray<T,
 template <class U, class F, class T, class B>
 ChunkedArray<U, B> map_overlap(F fn, const ChunkedArray<T, B>& x, std::vector<index_t> depth,
                                Boundary boundary = Boundary::none) {
-  return ChunkedArray<U, B>(detail::map_overlap_node(
-      detail::erase_block_function<U, T>("map_overlap", std::move(fn)), dtype_v<U>, x.node(),
-      std::move(depth), false, 0, boundary));
+  return ChunkedArray<U, B>(
+      detail::map_overlap_node(detail::erase_block_function<U, T>("map_overlap", std::move(fn)),
+                               dtype_v<U>, x.node(), std::move(depth), false, 0, boundary));
 }
 
 /// As above with the same depth on every axis.
 template <class U, class F, class T, class B>
 ChunkedArray<U, B> map_overlap(F fn, const ChunkedArray<T, B>& x, index_t depth,
                                Boundary boundary = Boundary::none) {
-  return ChunkedArray<U, B>(detail::map_overlap_node(
-      detail::erase_block_function<U, T>("map_overlap", std::move(fn)), dtype_v<U>, x.node(), {},
-      true, depth, boundary));
+  return ChunkedArray<U, B>(
+      detail::map_overlap_node(detail::erase_block_function<U, T>("map_overlap", std::move(fn)),
+                               dtype_v<U>, x.node(), {}, true, depth, boundary));
 }
 
 } // namespace chunked

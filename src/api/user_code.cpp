@@ -30,8 +30,7 @@ graph::NodePtr map_blocks_node(std::shared_ptr<const BlockFunction> fn, DType re
   p.fn = std::move(fn);
   p.input_grid = inputs[0]->grid;
   ChunkGrid out = grid ? *grid : p.input_grid;
-  if (out.ndim() != p.input_grid.ndim() ||
-      out.blocks_per_axis() != p.input_grid.blocks_per_axis())
+  if (out.ndim() != p.input_grid.ndim() || out.blocks_per_axis() != p.input_grid.blocks_per_axis())
     throw ShapeError("map_blocks: the output grid " + out.to_string() + " has blocks " +
                      block_counts(out) + " per axis, but the inputs' grid " +
                      p.input_grid.to_string() + " has " + block_counts(p.input_grid) +
@@ -53,12 +52,12 @@ graph::NodePtr map_overlap_node(std::shared_ptr<const BlockFunction> fn, DType r
     const index_t d = depth[static_cast<std::size_t>(k)];
     const index_t n = input->shape.extents()[static_cast<std::size_t>(k)];
     if (d < 0)
-      throw ValueError("map_overlap: depth " + std::to_string(d) + " on axis " +
-                       std::to_string(k) + " is negative; depths are >= 0");
+      throw ValueError("map_overlap: depth " + std::to_string(d) + " on axis " + std::to_string(k) +
+                       " is negative; depths are >= 0");
     if (d > n)
-      throw ValueError("map_overlap: depth " + std::to_string(d) + " on axis " +
-                       std::to_string(k) + " is larger than the axis (length " +
-                       std::to_string(n) + ", shape " + input->shape.to_string() + ")");
+      throw ValueError("map_overlap: depth " + std::to_string(d) + " on axis " + std::to_string(k) +
+                       " is larger than the axis (length " + std::to_string(n) + ", shape " +
+                       input->shape.to_string() + ")");
   }
   graph::UserParams p;
   p.fn = std::move(fn);

@@ -31,8 +31,8 @@ std::string Plan::describe() const {
     s += "stage " + std::to_string(i) + ": " + std::to_string(per_stage[i]) + " tasks over grid " +
          stages[i].grid.to_string() + "\n" + stages[i].program.describe() + "\n";
   if (n_user > 0)
-    s += "user functions: " + std::to_string(users.size()) + ", user tasks: " +
-         std::to_string(n_user) + "\n";
+    s += "user functions: " + std::to_string(users.size()) +
+         ", user tasks: " + std::to_string(n_user) + "\n";
   s += "gathers: " + std::to_string(n_gather) + ", combines: " + std::to_string(n_combine) +
        ", joins: " + std::to_string(n_join) + ", tasks: " + std::to_string(tasks.size()) + "\n";
   if (n_assemble > 0) // reshape and concatenate blocks

@@ -127,8 +127,8 @@ struct Task {
 /// buffer of input_shape(b); the task writes output block b into a new buffer.
 struct UserStage {
   std::shared_ptr<const chunked::detail::BlockFunction> fn;
-  ChunkGrid grid;       ///< the output's
-  ChunkGrid input_grid; ///< input block b is read for output block b
+  ChunkGrid grid;             ///< the output's
+  ChunkGrid input_grid;       ///< input block b is read for output block b
   std::vector<index_t> depth; ///< per axis (empty: no halo)
   Boundary boundary;
   DType dtype = DType::float64;

@@ -195,8 +195,15 @@ void Planner::request(const Request& r) {
   materialize_reads(body);
   if (r.kind == Request::Kind::blocks) {
     std::vector<TaskId> ids;
-    plan_elementwise(r.node, std::move(body), Output{Output::Kind::buffer, r.node->dtype, 0, -1},
-                     &ids);
+    if (r.node->kind == NodeKind::user) {
+      // Its user tasks' buffers are its blocks, and nothing else in a persist's plan reads them
+      // (so none is released): no copy of every block.
+      for (const InputRef& ref : blocks_of_.at(r.node.get()))
+        ids.push_back(ref.task);
+    } else {
+      plan_elementwise(r.node, std::move(body), Output{Output::Kind::buffer, r.node->dtype, 0, -1},
+                       &ids);
+    }
     plan.result_blocks.push_back(std::move(ids));
     return;
   }

@@ -13,8 +13,7 @@
 
 namespace chunked::plan {
 
-std::pair<index_t, index_t> UserStage::halo(const std::vector<index_t>& index,
-                                            index_t axis) const {
+std::pair<index_t, index_t> UserStage::halo(const std::vector<index_t>& index, index_t axis) const {
   if (depth.empty())
     return {0, 0};
   const auto k = static_cast<std::size_t>(axis);

@@ -19,7 +19,7 @@ using namespace chunked;
 #define SKIP_WITHOUT_DEVICE()                                                                      \
   do {                                                                                             \
     if (!chunked::cuda_available())                                                                \
-      GTEST_SKIP() << "no usable CUDA device is visible";                                         \
+      GTEST_SKIP() << "no usable CUDA device is visible";                                          \
   } while (false)
 
 __global__ void affine_kernel(double* out, const double* a, const double* b, long long n) {
@@ -100,8 +100,8 @@ TEST(UserKernels, MapOverlapWithAnNvccStencilMatchesTheCpuOnEveryBoundary) {
   SKIP_WITHOUT_DEVICE();
   const Shape shape{30, 41};
   const auto v = values(shape.size(), 1.0);
-  for (const Boundary b : {Boundary::periodic, Boundary::reflect, Boundary::nearest,
-                           Boundary::constant(2.0)})
+  for (const Boundary b :
+       {Boundary::periodic, Boundary::reflect, Boundary::nearest, Boundary::constant(2.0)})
     for (const Chunks& chunks : {Chunks{30, 41}, Chunks{7, 9}, Chunks{1, 2}}) {
       const auto x = from_host<Cuda>(v, shape, chunks);
       const auto y = map_overlap<double>(laplacian_device, x, {1, 1}, b);
@@ -146,7 +146,7 @@ TEST(UserKernels, ACudaErrorIsABackendErrorAndTheNextComputeWorks) {
   const auto bad = map_blocks<double>(
       [](const BlockInfo& info, BlockView<double> out, BlockView<const double> in) {
         affine_kernel<<<1, 0, 0, static_cast<cudaStream_t>(info.stream)>>>(out.data, in.data,
-                                                                             in.data, out.size());
+                                                                           in.data, out.size());
       },
       x);
   EXPECT_THROW((void)bad.compute(), BackendError);
@@ -163,11 +163,10 @@ TEST(UserKernels, ACudaErrorIsABackendErrorAndTheNextComputeWorks) {
     EXPECT_NE(std::string(e.what()).find("user failure on the device path"), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("(2,)"), std::string::npos);
   }
-  const auto good = map_blocks<double>(
-      [](const BlockInfo& info, BlockView<double> out, BlockView<const double> in) {
-        affine_device(info, out, in, in);
-      },
-      x);
+  const auto good =
+      map_blocks<double>([](const BlockInfo& info, BlockView<double> out,
+                            BlockView<const double> in) { affine_device(info, out, in, in); },
+                         x);
   const auto got = good.compute();
   for (index_t i = 0; i < 64; ++i)
     EXPECT_EQ(got.data()[i], 2 * v[static_cast<std::size_t>(i)]);

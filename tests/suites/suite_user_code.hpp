@@ -92,8 +92,8 @@ A overlap_checked(const A& x, const Dense<double>& ref, const std::vector<index_
         for (std::size_t k = 0; k < nd; ++k) {
           const index_t n = ref.shape()[k], o = info.offset[k], len = info.shape.extents()[k];
           lo[k] = b.kind == Boundary::Kind::none ? std::min(depth[k], o) : depth[k];
-          const index_t hi = b.kind == Boundary::Kind::none ? std::min(depth[k], n - o - len)
-                                                            : depth[k];
+          const index_t hi =
+              b.kind == Boundary::Kind::none ? std::min(depth[k], n - o - len) : depth[k];
           in_ext[k] = len + lo[k] + hi;
         }
         if (in.shape.extents() != in_ext) {
@@ -150,9 +150,8 @@ Dense<double> window_sums(const Dense<double>& ref, const std::vector<index_t>& 
   });
 }
 
-const std::vector<Boundary> all_boundaries = {Boundary::none, Boundary::periodic,
-                                              Boundary::reflect, Boundary::nearest,
-                                              Boundary::constant(-3.5)};
+const std::vector<Boundary> all_boundaries = {Boundary::none, Boundary::periodic, Boundary::reflect,
+                                              Boundary::nearest, Boundary::constant(-3.5)};
 
 std::string boundary_name(Boundary b) {
   const char* names[] = {"none", "periodic", "reflect", "nearest", "constant"};
@@ -196,8 +195,8 @@ TEST_F(UserCode, MapOverlapPadsAsNumPyPadOnALiteral) {
       // block 0 records its whole input.
       auto y = map_overlap<double>(
           [&](const BlockInfo& info, BlockView<double> out, BlockView<const double> in) {
-            const index_t lo = b.kind == Boundary::Kind::none ? std::min<index_t>(2, info.offset[0])
-                                                              : 2;
+            const index_t lo =
+                b.kind == Boundary::Kind::none ? std::min<index_t>(2, info.offset[0]) : 2;
             for (index_t i = 0; i < out.size(); ++i)
               out.data[i] = in.data[i + lo];
             if (chunk == 5) {
@@ -272,8 +271,7 @@ TEST_F(UserCode, MapOverlapOnLazyInputsAndComposed) {
   for (double v : want.values())
     total += v;
   EXPECT_NEAR((twice * 1.0).sum().item(), total, 1e-9);
-  EXPECT_TRUE(matches(twice(slice(1, 5), 2).compute(),
-                      index(want, {Slice(1, 5), index_t{2}})));
+  EXPECT_TRUE(matches(twice(slice(1, 5), 2).compute(), index(want, {Slice(1, 5), index_t{2}})));
 }
 
 TEST_F(UserCode, MapOverlapOfIntegersPadsWithTheConstantConverted) {
@@ -437,10 +435,67 @@ TEST_F(UserCode, ZeroDimensionalAndEmptyArrays) {
       x);
   EXPECT_EQ(y.item(), 10.0);
   const auto e = zeros<double, Backend>(Shape{0, 3}, Chunks{2, 2});
-  auto f = map_overlap<double>(
-      [](const BlockInfo&, BlockView<double>, BlockView<const double>) {}, e, {0, 1},
-      Boundary::periodic);
+  auto f = map_overlap<double>([](const BlockInfo&, BlockView<double>, BlockView<const double>) {},
+                               e, {0, 1}, Boundary::periodic);
   EXPECT_EQ(f.compute().shape(), (Shape{0, 3}));
+}
+
+// ---- every backend: shapes, BlockInfo and calls (values are only read on the host)
+
+TEST_F(UserCode, EveryBackendHandsEachBlockItsHaloShapeDeviceAndStream) {
+  const bool gpu = runs_on_gpu();
+  for (Boundary b : all_boundaries)
+    for (const Chunks& chunks : {Chunks{6, 7}, Chunks{2, 3}, Chunks{1, 5}}) {
+      SCOPED_TRACE(boundary_name(b) + " chunks " + Shape(chunks.lengths()).to_string());
+      const auto x = zeros<double, Backend>(Shape{6, 7}, chunks);
+      const std::vector<index_t> depth{2, 1};
+      Record rec;
+      auto y = map_overlap<double>(
+          [&](const BlockInfo& info, BlockView<double> out, BlockView<const double> in) {
+            ++rec.calls;
+            Extents want = info.shape.extents();
+            for (std::size_t k = 0; k < 2; ++k) {
+              const index_t n = k == 0 ? 6 : 7, o = info.offset[k], len = want[k];
+              want[k] += b.kind == Boundary::Kind::none
+                             ? std::min(depth[k], o) + std::min(depth[k], n - o - len)
+                             : 2 * depth[k];
+            }
+            if (in.shape.extents() != want || out.shape != info.shape)
+              rec.fail("block " + Shape(info.block).to_string() + ": in " + in.shape.to_string() +
+                       ", expected " + Shape(want).to_string());
+            if ((info.device >= 0) != gpu || (info.stream != nullptr) != gpu)
+              rec.fail("device " + std::to_string(info.device) + " on the wrong side");
+            if (!gpu)
+              for (index_t i = 0; i < out.size(); ++i)
+                out.data[i] = 1;
+          },
+          x, depth, b);
+      const auto values = y.compute();
+      EXPECT_EQ(rec.calls.load(), x.numblocks());
+      EXPECT_TRUE(rec.errors.empty()) << rec.errors.front();
+      if (!gpu) {
+        EXPECT_EQ(values.data()[values.size() - 1], 1.0);
+      }
+    }
+}
+
+TEST_F(UserCode, EveryBackendSurfacesAUserExceptionAndStaysUsable) {
+  const auto x = zeros<double, Backend>(Shape{12}, Chunks{4});
+  auto bad = map_blocks<double>(
+      [](const BlockInfo& info, BlockView<double>, BlockView<const double>) {
+        if (info.block[0] == 2)
+          throw std::invalid_argument("block two is bad");
+      },
+      x);
+  std::atomic<int> calls{0};
+  auto fine = map_overlap<double>(
+      [&](const BlockInfo&, BlockView<double>, BlockView<const double>) { ++calls; }, x, 3,
+      Boundary::periodic);
+  for (int round = 1; round <= 2; ++round) {
+    expect_error<Error>([&] { (void)bad.compute(); }, {"block two is bad", "(2,)", "map_blocks"});
+    (void)fine.compute();
+    EXPECT_EQ(calls.load(), 3 * round);
+  }
 }
 
 // ---- errors
@@ -471,17 +526,26 @@ TEST_F(UserCode, AUserExceptionSurfacesNamingTheBlockAndTheRuntimeStaysUsable) {
 TEST_F(UserCode, BadArgumentsRaiseWhenTheArrayIsMade) {
   const auto x = zeros<double, Backend>(Shape{4, 6}, Chunks{2, 3});
   auto fn = [](const BlockInfo&, BlockView<double>, BlockView<const double>) {};
-  expect_error<ValueError>([&] { (void)map_overlap<double>(fn, x, {1, -1}); },
-                           {"depth -1", "axis 1", "negative"});
+  expect_error<ValueError>(
+      [&] {
+        (void)map_overlap<double>(fn, x, {1, -1});
+      },
+      {"depth -1", "axis 1", "negative"});
   expect_error<ValueError>([&] { (void)map_overlap<double>(fn, x, -2, Boundary::periodic); },
                            {"depth -2"});
-  expect_error<ValueError>([&] { (void)map_overlap<double>(fn, x, {5, 1}, Boundary::reflect); },
-                           {"depth 5", "axis 0", "length 4"});
+  expect_error<ValueError>(
+      [&] {
+        (void)map_overlap<double>(fn, x, {5, 1}, Boundary::reflect);
+      },
+      {"depth 5", "axis 0", "length 4"});
   expect_error<ValueError>([&] { (void)map_overlap<double>(fn, x, 7); }, {"depth 7"});
   expect_error<ShapeError>([&] { (void)map_overlap<double>(fn, x, std::vector<index_t>{1}); },
                            {"1 depths", "rank 2"});
-  expect_error<ShapeError>([&] { (void)map_overlap<double>(fn, x, {1, 1, 1}); },
-                           {"3 depths", "(4, 6)"});
+  expect_error<ShapeError>(
+      [&] {
+        (void)map_overlap<double>(fn, x, {1, 1, 1});
+      },
+      {"3 depths", "(4, 6)"});
   const auto z = zeros<double, Backend>(Shape{5}, Chunks{5});
   auto fn2 = [](const BlockInfo&, BlockView<double>, BlockView<const double>,
                 BlockView<const double>) {};
@@ -492,7 +556,9 @@ TEST_F(UserCode, BadArgumentsRaiseWhenTheArrayIsMade) {
       },
       {"map_blocks", "(2, 1)", "(2, 2)"});
   expect_error<ShapeError>(
-      [&] { (void)map_blocks<double>(fn, ChunkGrid(std::vector<std::vector<index_t>>{{1, 1}}), x); },
+      [&] {
+        (void)map_blocks<double>(fn, ChunkGrid(std::vector<std::vector<index_t>>{{1, 1}}), x);
+      },
       {"map_blocks", "(2,)", "(2, 2)"});
 }
 

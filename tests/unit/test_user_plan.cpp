@@ -64,7 +64,8 @@ TEST(UserPlan, MapBlocksReadsStoredBlocksInPlaceOneTaskPerBlock) {
     const plan::Task& t = user_task(p, b);
     ASSERT_EQ(t.inputs_end - t.inputs_begin, 1u);
     EXPECT_EQ(p.inputs[t.inputs_begin].ref.kind, plan::InputRef::Kind::stored);
-    EXPECT_EQ(t.output.elements, p.users[0].grid.block_shape(p.users[0].grid.block_index(b)).size());
+    EXPECT_EQ(t.output.elements,
+              p.users[0].grid.block_shape(p.users[0].grid.block_index(b)).size());
   }
   EXPECT_NE(p.describe().find("user tasks: 4"), std::string::npos) << p.describe();
 }
@@ -158,6 +159,20 @@ TEST(UserPlan, ZeroDepthNeedsNoGather) {
   const plan::Plan p = plan_for(y.node(), out);
   EXPECT_EQ(count_tasks(p, TaskKind::gather), 0);
   EXPECT_EQ(count_tasks(p, TaskKind::user), 4);
+}
+
+TEST(UserPlan, PersistKeepsTheUserTasksBuffersWithoutACopy) {
+  const auto x = arange<double>(0.0, 10.0, 1.0, 5);
+  const auto y = map_overlap<double>(noop, x, 1, Boundary::nearest);
+  plan::Request r;
+  r.node = y.node();
+  r.kind = plan::Request::Kind::blocks;
+  const plan::Plan p = plan::make_plan({r});
+  EXPECT_EQ(count_tasks(p, TaskKind::program), 2); // arange's blocks, read by the gathers
+  ASSERT_EQ(p.result_blocks.size(), 1u);
+  ASSERT_EQ(p.result_blocks[0].size(), 2u);
+  for (plan::TaskId id : p.result_blocks[0])
+    EXPECT_EQ(p.tasks[id].kind, TaskKind::user);
 }
 
 } // namespace
