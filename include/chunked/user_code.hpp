@@ -108,11 +108,11 @@ ChunkedArray<U, B> map_blocks(F fn, const ChunkGrid& grid, const ChunkedArray<T,
 /// `boundary` says; `out` is the block without halo, over x's chunks. Depths: one per axis
 /// (ShapeError otherwise), each from 0 to the axis' length (ValueError otherwise).
 template <class U, class F, class T, class B>
-ChunkedArray<U, B> map_overlap(F fn, const ChunkedArray<T, B>& x, std::vector<index_t> depth,
+ChunkedArray<U, B> map_overlap(F fn, const ChunkedArray<T, B>& x, const std::vector<index_t>& depth,
                                Boundary boundary = Boundary::none) {
   return ChunkedArray<U, B>(
       detail::map_overlap_node(detail::erase_block_function<U, T>("map_overlap", std::move(fn)),
-                               dtype_v<U>, x.node(), std::move(depth), false, 0, boundary));
+                               dtype_v<U>, x.node(), depth, false, 0, boundary));
 }
 
 /// As above with the same depth on every axis.
