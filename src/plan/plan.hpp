@@ -109,8 +109,8 @@ enum class TaskKind : std::uint8_t {
   combine,
   join,
   assemble, // reshape helper
-  scan, // scans helper (issue 21)
-  user // usercode helper: Plan::users[index] on output block `block`
+  scan,     // scans helper (issue 21)
+  user      // usercode helper: Plan::users[index] on output block `block`
 };
 
 struct Task {

@@ -109,8 +109,8 @@ enum class NodeKind : unsigned char {
   rechunk,
   reduce,
   assemble, // reshape helper: blocks copied together from pieces of the inputs' blocks
-  scan, // scans helper (issue 21)
-  user // usercode helper: map_blocks, map_overlap (UserParams)
+  scan,     // scans helper (issue 21)
+  user      // usercode helper: map_blocks, map_overlap (UserParams)
 };
 
 struct Node {
@@ -120,8 +120,7 @@ struct Node {
   ChunkGrid grid;
   std::vector<NodePtr> inputs;
   std::variant<RandomParams, ConstantParams, ArangeParams, StoredParams, ElementwiseParams,
-               ViewParams, RechunkParams, ReduceParams, AssembleParams, ScanParams,
-               UserParams>
+               ViewParams, RechunkParams, ReduceParams, AssembleParams, ScanParams, UserParams>
       params;
 
   template <class P> const P& as() const { return std::get<P>(params); }
