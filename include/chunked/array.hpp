@@ -47,6 +47,13 @@ graph::NodePtr rechunk(const graph::NodePtr& node, const Chunks& chunks);
 graph::NodePtr transpose(const graph::NodePtr& node,
                          const std::optional<std::vector<index_t>>& axes);
 graph::NodePtr empty_array(DType dtype);
+/// x.reshape(shape[, chunks]): see chunked::reshape (reshape.hpp); `chunks` may be null.
+graph::NodePtr reshape(const graph::NodePtr& node, const std::vector<index_t>& shape,
+                       const Chunks* chunks);
+
+/// x.cumsum(axis), x.cumprod(axis): the input cast to its accumulation dtype, then scanned
+/// (scans.hpp).
+graph::NodePtr scan(const graph::NodePtr& node, graph::ScanParams::Op op, index_t axis);
 } // namespace detail
 
 /// A lazy N-dimensional array of T split into chunks, computed on `Backend` (Cpu, Cuda or Auto).
@@ -156,6 +163,40 @@ public:
   /// ValueError; an axis out of range an IndexError.
   ChunkedArray transpose(const std::vector<index_t>& axes) const {
     return ChunkedArray(detail::transpose(node_, axes));
+  }
+
+  /// The same elements in C order in another shape, as chunked::reshape (reshape.hpp):
+  /// `x.reshape({1000, -1})` infers the -1. Also from a Shape or a std::vector<index_t>, and with
+  /// the chunks the result should have.
+  ChunkedArray reshape(std::initializer_list<index_t> shape) const {
+    return ChunkedArray(detail::reshape(node_, std::vector<index_t>(shape), nullptr));
+  }
+  ChunkedArray reshape(const std::vector<index_t>& shape) const {
+    return ChunkedArray(detail::reshape(node_, shape, nullptr));
+  }
+  ChunkedArray reshape(const Shape& shape) const {
+    return ChunkedArray(detail::reshape(node_, shape.extents(), nullptr));
+  }
+  ChunkedArray reshape(std::initializer_list<index_t> shape, const Chunks& chunks) const {
+    return ChunkedArray(detail::reshape(node_, std::vector<index_t>(shape), &chunks));
+  }
+  ChunkedArray reshape(const std::vector<index_t>& shape, const Chunks& chunks) const {
+    return ChunkedArray(detail::reshape(node_, shape, &chunks));
+  }
+  ChunkedArray reshape(const Shape& shape, const Chunks& chunks) const {
+    return ChunkedArray(detail::reshape(node_, shape.extents(), &chunks));
+  }
+  /// The cumulative sum along `axis` (negative counts from the end), as chunked::cumsum
+  /// (scans.hpp): the same shape and chunks; bool and integers accumulate in int64. IndexError
+  /// for an axis out of range.
+  auto cumsum(index_t axis) const {
+    return ChunkedArray<detail::sum_t<T>, Backend>(
+        detail::scan(node_, graph::ScanParams::Op::sum, axis));
+  }
+  /// The cumulative product along `axis`, as chunked::cumprod (scans.hpp).
+  auto cumprod(index_t axis) const {
+    return ChunkedArray<detail::sum_t<T>, Backend>(
+        detail::scan(node_, graph::ScanParams::Op::prod, axis));
   }
 
   /// The same values with other chunk lengths (aligned lazily by the planner).

@@ -20,6 +20,9 @@
 #include <chunked/math.hpp>
 #include <chunked/ops.hpp>
 #include <chunked/reductions.hpp>
+#include <chunked/reshape.hpp>
 #include <chunked/runtime/compute_options.hpp>
 #include <chunked/runtime/progress.hpp>
+#include <chunked/scans.hpp>
 #include <chunked/shape_ops.hpp>
+#include <chunked/user_code.hpp>

@@ -397,4 +397,42 @@ NodePtr make_reduce(NodePtr input, ReduceParams p) {
                      std::move(p)});
 }
 
+NodePtr make_assemble(std::vector<NodePtr> inputs, Shape shape, ChunkGrid grid, AssembleParams p) {
+  if (inputs.empty())
+    throw ValueError("internal: an assemble node needs at least one input");
+  const DType t = inputs[0]->dtype;
+  for (const auto& in : inputs)
+    if (in->dtype != t)
+      throw ValueError("internal: assemble inputs of different dtypes");
+  if (grid.shape() != shape)
+    throw ShapeError("internal: assemble grid " + grid.to_string() + " does not cover shape " +
+                     shape.to_string());
+  return finish(
+      Node{NodeKind::assemble, t, std::move(shape), std::move(grid), std::move(inputs), p});
+}
+
+NodePtr make_scan(NodePtr input, ScanParams p) {
+  p.axis = normalize_axis(p.axis, input->shape.ndim());
+  const DType t = input->dtype;
+  if (t != DType::int64 && !is_floating(t))
+    throw ValueError("scans accumulate int64, float or double values, got " +
+                     std::string(dtype_name(t)) + " (cast bool and int32 to int64 first)");
+  Shape s = input->shape;
+  ChunkGrid g = input->grid;
+  return finish(Node{NodeKind::scan, t, std::move(s), std::move(g), {std::move(input)}, p});
+}
+
+NodePtr make_user(DType result, ChunkGrid grid, std::vector<NodePtr> inputs, UserParams p) {
+  if (grid.blocks_per_axis() != p.input_grid.blocks_per_axis())
+    throw ShapeError("internal: a user function's output grid " + grid.to_string() +
+                     " and input grid " + p.input_grid.to_string() + " differ in blocks");
+  for (const NodePtr& in : inputs)
+    if (in->shape != p.input_grid.shape())
+      throw ShapeError("internal: a user function's input of shape " + in->shape.to_string() +
+                       " is not of its input grid's shape " + p.input_grid.shape().to_string());
+  Shape shape = grid.shape();
+  return finish(Node{NodeKind::user, result, std::move(shape), std::move(grid), std::move(inputs),
+                     std::move(p)});
+}
+
 } // namespace chunked::graph

@@ -10,7 +10,7 @@ namespace chunked::plan {
 std::string Plan::describe() const {
   std::string s;
   std::vector<index_t> per_stage(stages.size(), 0);
-  index_t n_gather = 0, n_combine = 0, n_join = 0;
+  index_t n_gather = 0, n_combine = 0, n_join = 0, n_assemble = 0, n_scan = 0, n_user = 0;
   for (const auto& t : tasks) {
     if (t.kind == TaskKind::program)
       ++per_stage[t.index];
@@ -18,14 +18,27 @@ std::string Plan::describe() const {
       ++n_gather;
     else if (t.kind == TaskKind::combine)
       ++n_combine;
+    else if (t.kind == TaskKind::assemble)
+      ++n_assemble;
+    else if (t.kind == TaskKind::scan)
+      ++n_scan;
+    else if (t.kind == TaskKind::user)
+      ++n_user;
     else
       ++n_join;
   }
   for (std::size_t i = 0; i < stages.size(); ++i)
     s += "stage " + std::to_string(i) + ": " + std::to_string(per_stage[i]) + " tasks over grid " +
          stages[i].grid.to_string() + "\n" + stages[i].program.describe() + "\n";
+  if (n_user > 0)
+    s += "user functions: " + std::to_string(users.size()) +
+         ", user tasks: " + std::to_string(n_user) + "\n";
   s += "gathers: " + std::to_string(n_gather) + ", combines: " + std::to_string(n_combine) +
        ", joins: " + std::to_string(n_join) + ", tasks: " + std::to_string(tasks.size()) + "\n";
+  if (n_assemble > 0) // reshape and concatenate blocks
+    s += "assembles: " + std::to_string(n_assemble) + "\n";
+  if (n_scan > 0)
+    s += "scans: " + std::to_string(n_scan) + "\n";
   return s;
 }
 

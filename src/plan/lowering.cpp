@@ -181,6 +181,9 @@ private:
       return no_value;
     case NodeKind::stored:
     case NodeKind::reduce:
+    case NodeKind::assemble:
+    case NodeKind::scan:
+    case NodeKind::user:
       break;
     }
     throw ValueError("internal: materialised node reached the lowering switch");

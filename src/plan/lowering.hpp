@@ -31,10 +31,12 @@ struct Body {
 using ForcedSet = std::unordered_set<const graph::Node*>;
 
 /// True when a node below a program's root is read from memory rather than computed in place:
-/// stored data, reductions, and intermediates in `forced`.
+/// stored data, reductions, assembled blocks (reshape, concatenate), scans, user block functions,
+/// and intermediates in `forced`.
 inline bool is_materialized(const graph::Node* n, const ForcedSet& forced) {
   return n->kind == graph::NodeKind::stored || n->kind == graph::NodeKind::reduce ||
-         forced.count(n) != 0;
+         n->kind == graph::NodeKind::assemble || n->kind == graph::NodeKind::scan ||
+         n->kind == graph::NodeKind::user || forced.count(n) != 0;
 }
 
 /// Lowers the region below `root` (iterated over root's shape, rank `ndim`) into `body`: root

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace chunked::plan {
@@ -83,18 +84,62 @@ struct Combine {
   index_t ddof = 0;
 };
 
+/// One scan's parameters, shared by its scan tasks (Task::block is the block number in `grid`).
+/// A scan task's inputs (Plan::inputs, leaf -1) are the block to scan and, unless the block is
+/// the first along the axis, the output of the scan task of the block before it along the axis:
+/// that block's last row along the axis is the carried prefix (scan.cpp says why it is exactly
+/// the running total of all earlier blocks, combined in block order).
+struct ScanStage {
+  graph::ScanParams::Op op = graph::ScanParams::Op::sum;
+  int axis = 0;
+  DType dtype = DType::float64; ///< of the input and the output: int64, float or double
+  ChunkGrid grid;
+};
+
 /// program: a stage's program over one box of its grid; gather: copies of source pieces into
 /// one buffer; combine: partials folded in order; join: a block whose pieces (its dependencies)
-/// have been written, its output being their buffer.
-enum class TaskKind : std::uint8_t { program, gather, combine, join };
+/// have been written, its output being their buffer; assemble: a block of a reshape or
+/// concatenate, copied together from pieces of its inputs' blocks (its pieces are in
+/// Plan::gathers, as a gather's are, and every output element is written by one of them); scan:
+/// one block scanned along an axis with the carried prefix of the blocks before it (Plan::scans);
+/// user: a user block function called on its inputs, into a new buffer (Plan::users).
+enum class TaskKind : std::uint8_t {
+  program,
+  gather,
+  combine,
+  join,
+  assemble, // reshape helper
+  scan,     // scans helper (issue 21)
+  user      // usercode helper: Plan::users[index] on output block `block`
+};
 
 struct Task {
   TaskKind kind = TaskKind::program;
-  std::uint32_t index = 0; ///< stage, gather or combine number (joins: unused)
-  index_t block = 0;       ///< program tasks: block number in the stage grid
+  std::uint32_t index = 0; ///< stage, gather, combine or scan number (joins: unused)
+  index_t block = 0;       ///< program and scan tasks: block number in the stage (scan) grid
   std::uint32_t inputs_begin = 0, inputs_end = 0; ///< range in Plan::inputs (combines:
                                                   ///< Plan::combine_inputs)
   Output output;
+};
+
+/// A user block function (map_blocks, map_overlap) over its output grid. Its tasks' inputs (in
+/// Plan::inputs, leaf -1) are, per input array, input block b widened by the halo as one C-order
+/// buffer of input_shape(b); the task writes output block b into a new buffer.
+struct UserStage {
+  std::shared_ptr<const chunked::detail::BlockFunction> fn;
+  ChunkGrid grid;             ///< the output's
+  ChunkGrid input_grid;       ///< input block b is read for output block b
+  std::vector<index_t> depth; ///< per axis (empty: no halo)
+  Boundary boundary;
+  DType dtype = DType::float64;
+
+  /// The halo below and above input block `index` along `axis` (none on outer sides when the
+  /// boundary is Boundary::none).
+  std::pair<index_t, index_t> halo(const std::vector<index_t>& index, index_t axis) const;
+  /// The shape of every input buffer of output block `block`: the input block and its halo.
+  Shape input_shape(index_t block) const;
+  /// What the function is told about output block `block` (device -1, no stream).
+  BlockInfo info(index_t block) const;
 };
 
 /// Per-task input of a program (a stored leaf's buffer and its map for this block) or of a
@@ -107,8 +152,10 @@ struct TaskInput {
 
 struct Plan {
   std::vector<Stage> stages;
-  std::vector<std::vector<GatherPiece>> gathers;
+  std::vector<std::vector<GatherPiece>> gathers; ///< pieces of gather and assemble tasks
   std::vector<Combine> combines;
+  std::vector<ScanStage> scans;
+  std::vector<UserStage> users; ///< usercode helper: user block functions (TaskKind::user)
   std::vector<Task> tasks;
   std::vector<TaskInput> inputs;
   std::vector<InputRef> combine_inputs;  ///< combine tasks: partials in combine order

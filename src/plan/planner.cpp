@@ -23,7 +23,9 @@ using graph::NodePtr;
 
 Body Planner::lower_root(const NodePtr& n) {
   const int ndim = static_cast<int>(n->shape.ndim());
-  const bool itself = n->kind != NodeKind::stored && n->kind != NodeKind::reduce;
+  const bool itself = n->kind != NodeKind::stored && n->kind != NodeKind::reduce &&
+                      n->kind != NodeKind::assemble && n->kind != NodeKind::scan &&
+                      n->kind != NodeKind::user;
   Body body;
   if (!itself) {
     lower_program(n, ndim, false, forced_, body); // one stored leaf
@@ -50,6 +52,17 @@ Body Planner::lower_root(const NodePtr& n) {
 Body Planner::materialize_program(const NodePtr& n) {
   if (n->kind == NodeKind::stored)
     return Body{};
+  if (n->kind == NodeKind::assemble) {
+    // No program: its tasks copy pieces of its inputs' blocks, which are planned first.
+    Body reads;
+    for (const NodePtr& in : n->inputs)
+      reads.stored.push_back(StoredLeafInfo{-1, in, {}});
+    return reads;
+  }
+  if (n->kind == NodeKind::scan)
+    return lower_root(n->inputs[0]); // the program computing the blocks to scan
+  if (n->kind == NodeKind::user)
+    return user_reads(*n);
   if (n->kind != NodeKind::reduce)
     return lower_root(n);
   // A mean, var or std whose shared moments pass is planned already only finalizes it.
@@ -104,6 +117,12 @@ std::vector<InputRef> Planner::materialize_tasks(const NodePtr& n, Body body) {
   }
   if (n->kind == NodeKind::reduce)
     return plan_reduce(n, std::move(body));
+  if (n->kind == NodeKind::assemble)
+    return plan_assemble(n);
+  if (n->kind == NodeKind::scan)
+    return plan_scan(n, std::move(body));
+  if (n->kind == NodeKind::user)
+    return plan_user(*n);
   return plan_elementwise(n, std::move(body), Output{Output::Kind::buffer, n->dtype, 0, -1},
                           nullptr);
 }
@@ -176,8 +195,15 @@ void Planner::request(const Request& r) {
   materialize_reads(body);
   if (r.kind == Request::Kind::blocks) {
     std::vector<TaskId> ids;
-    plan_elementwise(r.node, std::move(body), Output{Output::Kind::buffer, r.node->dtype, 0, -1},
-                     &ids);
+    if (r.node->kind == NodeKind::user) {
+      // Its user tasks' buffers are its blocks, and nothing else in a persist's plan reads them
+      // (so none is released): no copy of every block.
+      for (const InputRef& ref : blocks_of_.at(r.node.get()))
+        ids.push_back(ref.task);
+    } else {
+      plan_elementwise(r.node, std::move(body), Output{Output::Kind::buffer, r.node->dtype, 0, -1},
+                       &ids);
+    }
     plan.result_blocks.push_back(std::move(ids));
     return;
   }

@@ -3,7 +3,8 @@
 // passes live one per file: planner.cpp (requests, materialisation order, task bookkeeping),
 // elementwise_tasks.cpp (a program's tasks over a grid), reads.cpp and gathers.cpp (what a task
 // reads, aligned to the blocks it reads from), reduction.cpp (stage and combine tree of a
-// reduction), shared_moments.cpp (one moments pass serving several mean, var and std).
+// reduction), shared_moments.cpp (one moments pass serving several mean, var and std), scan.cpp
+// (the chain of scan tasks along a scanned axis).
 #pragma once
 
 #include "index_maps.hpp"
@@ -103,6 +104,29 @@ private:
   std::vector<TaskId> plan_reduce_tree(const graph::NodePtr& in, Body body,
                                        const graph::ReduceParams& p, std::uint32_t mask,
                                        DType result_dtype, Combine comb, bool final);
+
+  // ---- assemble.cpp
+
+  /// The assemble tasks of reshape or concatenate node n (its inputs' blocks planned): per
+  /// output block, one task copying its pieces, or the input block itself where the block is
+  /// one whole input block in its own layout.
+  std::vector<InputRef> plan_assemble(const graph::NodePtr& n);
+
+  // ---- scan.cpp
+
+  /// The scan tasks of scan node n, after the tasks computing its input's blocks by `body`.
+  std::vector<InputRef> plan_scan(const graph::NodePtr& n, Body body);
+
+  // ---- user_tasks.cpp (usercode helper)
+
+  /// A user node's "program": no instructions, its inputs as the reads to materialise first.
+  static Body user_reads(const graph::Node& n);
+  /// One user task per output block of n, each reading its inputs' blocks widened by the halo.
+  std::vector<InputRef> plan_user(const graph::Node& n);
+  /// Input `src`'s block for user stage `u`'s output block `block`, with its halo: the block
+  /// itself where it is one block of src without halo, else a gather task padding it.
+  InputRef user_input(const graph::Node& src, const UserStage& u, index_t block,
+                      std::vector<TaskId>& deps);
 
   // ---- shared_moments.cpp
 

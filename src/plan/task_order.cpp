@@ -5,10 +5,50 @@
 #include <algorithm>
 #include <functional>
 #include <queue>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 namespace chunked::plan {
+
+namespace {
+
+/// Per task, its position in the post-order of a depth-first walk from the results (lowest id
+/// first, dependencies in order): each task right after the inputs it is the first to read. A
+/// plan with assemble tasks (reshape, concatenate) takes it as the order within one result:
+/// there, one result (a reduction of a reshape) may read every block of the input, and id order
+/// would compute all the input's blocks before the first copy; the walk assembles each output
+/// block right after the input blocks it needs, so those are freed as it goes.
+std::vector<TaskId> walk_order(const Plan& plan, const std::vector<TaskId>& first) {
+  const std::size_t n = plan.tasks.size();
+  constexpr TaskId none = ~TaskId{0};
+  std::vector<TaskId> pos(n, none);
+  std::vector<bool> pushed(n, false);
+  std::vector<std::pair<TaskId, std::size_t>> stack;
+  TaskId next = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    if (first[r] != r || pushed[r])
+      continue;
+    stack.emplace_back(static_cast<TaskId>(r), 0);
+    pushed[r] = true;
+    while (!stack.empty()) {
+      auto& [u, i] = stack.back();
+      if (i < plan.deps[u].size()) {
+        const TaskId d = plan.deps[u][i++];
+        if (!pushed[d]) {
+          pushed[d] = true;
+          stack.emplace_back(d, 0);
+        }
+        continue;
+      }
+      pos[u] = next++;
+      stack.pop_back();
+    }
+  }
+  return pos;
+}
+
+} // namespace
 
 void order_for_locality(Plan& plan) {
   const std::size_t n = plan.tasks.size();
@@ -24,13 +64,21 @@ void order_for_locality(Plan& plan) {
     for (const TaskId d : plan.deps[t])
       first[d] = std::min(first[d], first[t]);
   }
+  // Within one result, id order; the depth-first walk where the plan assembles blocks (reshape
+  // helper: see walk_order).
+  std::vector<TaskId> second(n);
+  for (std::size_t t = 0; t < n; ++t)
+    second[t] = static_cast<TaskId>(t);
+  if (std::any_of(plan.tasks.begin(), plan.tasks.end(),
+                  [](const Task& t) { return t.kind == TaskKind::assemble; }))
+    second = walk_order(plan, first);
   bool ordered = true;
   for (std::size_t t = 1; t < n && ordered; ++t)
-    ordered = first[t - 1] <= first[t];
+    ordered = first[t - 1] < first[t] || (first[t - 1] == first[t] && second[t - 1] <= second[t]);
   if (ordered)
     return; // the ids already run results one after another
 
-  // Kahn's algorithm taking the ready task with the lowest (first result, id).
+  // Kahn's algorithm taking the ready task with the lowest (first result, second, id).
   std::vector<std::vector<TaskId>> successors(n);
   std::vector<std::uint32_t> waiting(n);
   for (std::size_t t = 0; t < n; ++t) {
@@ -38,20 +86,20 @@ void order_for_locality(Plan& plan) {
     for (const TaskId d : plan.deps[t])
       successors[d].push_back(static_cast<TaskId>(t));
   }
-  using Key = std::pair<TaskId, TaskId>;
+  using Key = std::tuple<TaskId, TaskId, TaskId>;
   std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
   for (std::size_t t = 0; t < n; ++t)
     if (waiting[t] == 0)
-      ready.emplace(first[t], static_cast<TaskId>(t));
+      ready.emplace(first[t], second[t], static_cast<TaskId>(t));
   std::vector<TaskId> new_id(n), old_of(n);
   for (TaskId next = 0; !ready.empty(); ++next) {
-    const TaskId t = ready.top().second;
+    const TaskId t = std::get<2>(ready.top());
     ready.pop();
     new_id[t] = next;
     old_of[next] = t;
     for (const TaskId s : successors[t])
       if (--waiting[s] == 0)
-        ready.emplace(first[s], s);
+        ready.emplace(first[s], second[s], s);
   }
 
   auto renumber = [&](InputRef& ref) {

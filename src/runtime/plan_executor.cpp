@@ -72,6 +72,15 @@ void PlanExecutor::dispatch(TaskId id, int worker) {
   case plan::TaskKind::join:
     run_join(id, task, worker);
     break;
+  case plan::TaskKind::assemble:
+    run_assemble(id, task, worker);
+    break;
+  case plan::TaskKind::scan:
+    run_scan(id, task, worker);
+    break;
+  case plan::TaskKind::user:
+    run_user(id, task, worker);
+    break;
   }
 }
 

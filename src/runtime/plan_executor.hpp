@@ -35,6 +35,7 @@ template <class F> void for_each_input(const plan::Plan& plan, std::size_t t, F&
       f(plan.inputs[j].ref);
     break;
   case plan::TaskKind::gather:
+  case plan::TaskKind::assemble:
     for (const auto& piece : plan.gathers[task.index])
       f(piece.source);
     break;
@@ -44,6 +45,11 @@ template <class F> void for_each_input(const plan::Plan& plan, std::size_t t, F&
     break;
   case plan::TaskKind::join:
     break; // its pieces wrote its buffer
+  case plan::TaskKind::scan:
+  case plan::TaskKind::user:
+    for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
+      f(plan.inputs[j].ref);
+    break;
   }
 }
 
@@ -88,6 +94,17 @@ protected:
   virtual void run_combine(TaskId id, const plan::Task& task, int worker) = 0;
   /// A block whose pieces (its dependencies) have been written.
   virtual void run_join(TaskId id, const plan::Task& task, int worker) = 0;
+  /// A reshape or concatenate block from copies of input pieces into one new buffer. Its pieces
+  /// are copy programs as a gather's are, so a backend without a faster copy runs it as one.
+  virtual void run_assemble(TaskId id, const plan::Task& task, int worker) {
+    run_gather(id, task, worker);
+  }
+
+  /// One block scanned along an axis, with the carry read from its second input (if any).
+  virtual void run_scan(TaskId id, const plan::Task& task, int worker) = 0;
+
+  /// A user block function on one output block, into a new buffer (usercode helper).
+  virtual void run_user(TaskId id, const plan::Task& task, int worker) = 0;
 
   const plan::Plan& plan_;
 };

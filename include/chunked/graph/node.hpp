@@ -2,6 +2,7 @@
 // The immutable array-level DAG: one Node per operation, checked when it is made.
 #pragma once
 
+#include <chunked/core/block_info.hpp>
 #include <chunked/core/buffer.hpp>
 #include <chunked/core/chunk_grid.hpp>
 #include <chunked/core/dtype.hpp>
@@ -69,6 +70,34 @@ struct ReduceParams {
   index_t ddof = 0;
   bool flat_index = false; ///< argmin/argmax over all axes: report C-order flat indices
 };
+/// Reshape and concatenate (graph/assemble.hpp): each output block is assembled by copying
+/// rectangular pieces of the inputs' blocks (src/plan/assemble.cpp plans the pieces).
+struct AssembleParams {
+  enum class Kind : unsigned char {
+    reshape,     ///< one input, read in C order into the node's shape
+    concatenate, ///< the inputs joined along `axis`
+  };
+  Kind kind = Kind::reshape;
+  index_t axis = 0; ///< concatenate: the axis (normalised)
+};
+
+/// A cumulative sum or product along one axis (DESIGN 8.2). The input already has the result
+/// dtype (int64 for bool and integers, floats their own), so the scan only accumulates.
+struct ScanParams {
+  enum class Op : unsigned char { sum, prod };
+  Op op = Op::sum;
+  index_t axis = 0; ///< normalised, in [0, ndim)
+};
+
+/// A user block function (map_blocks, map_overlap): output block b is fn of block b of every
+/// input read over `input_grid` (all inputs have its shape), widened by `depth` per axis and
+/// padded at the array's edges as `boundary` says (map_overlap; depth empty for map_blocks).
+struct UserParams {
+  std::shared_ptr<const chunked::detail::BlockFunction> fn;
+  ChunkGrid input_grid;
+  std::vector<index_t> depth;
+  Boundary boundary;
+};
 
 enum class NodeKind : unsigned char {
   random,
@@ -78,7 +107,10 @@ enum class NodeKind : unsigned char {
   elementwise,
   view,
   rechunk,
-  reduce
+  reduce,
+  assemble, // reshape helper: blocks copied together from pieces of the inputs' blocks
+  scan,     // scans helper (issue 21)
+  user      // usercode helper: map_blocks, map_overlap (UserParams)
 };
 
 struct Node {
@@ -88,7 +120,7 @@ struct Node {
   ChunkGrid grid;
   std::vector<NodePtr> inputs;
   std::variant<RandomParams, ConstantParams, ArangeParams, StoredParams, ElementwiseParams,
-               ViewParams, RechunkParams, ReduceParams>
+               ViewParams, RechunkParams, ReduceParams, AssembleParams, ScanParams, UserParams>
       params;
 
   template <class P> const P& as() const { return std::get<P>(params); }
@@ -110,6 +142,16 @@ NodePtr make_call(std::shared_ptr<const ops::UserFunction> fn, std::vector<NodeP
 NodePtr make_view(NodePtr input, ViewParams view);
 NodePtr make_rechunk(NodePtr input, const std::vector<index_t>& chunks);
 NodePtr make_reduce(NodePtr input, ReduceParams p);
+/// An assemble node of the given shape and grid over `inputs` (all of its dtype); the callers in
+/// graph/assemble.hpp check that shape, grid and params agree with the inputs.
+NodePtr make_assemble(std::vector<NodePtr> inputs, Shape shape, ChunkGrid grid, AssembleParams p);
+/// A scan of `input` along p.axis (negative counts from the end; IndexError out of range). The
+/// input must be int64, float or double (ValueError; cast bool and int32 to int64 first); the
+/// result has its shape, dtype and chunk grid.
+NodePtr make_scan(NodePtr input, ScanParams p);
+/// A user block function's result of dtype `result` over `grid` (as many blocks per axis as
+/// p.input_grid); the inputs have p.input_grid's shape. The API checks the arguments' meaning.
+NodePtr make_user(DType result, ChunkGrid grid, std::vector<NodePtr> inputs, UserParams p);
 
 /// Cast to dtype (the same node when it already has it).
 NodePtr cast(NodePtr input, DType dtype);

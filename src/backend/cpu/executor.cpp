@@ -4,9 +4,11 @@
 #include "backend/cpu/executor.hpp"
 #include "backend/cpu/interpreter.hpp"
 #include "backend/cpu/partials.hpp"
+#include "backend/cpu/scan.hpp"
 #include "plan/partial.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/plan_executor.hpp"
+#include "runtime/user_call.hpp"
 
 #include <cstring>
 #include <mutex>
@@ -76,6 +78,19 @@ private:
     }
   }
 
+  /// The user's function on the host buffers of its inputs (each the block with its halo).
+  void run_user(runtime::TaskId id, const plan::Task& task, int) override {
+    const plan::UserStage& u = plan_.users[task.index];
+    const BlockInfo info = u.info(task.block);
+    const Shape in_shape = u.input_shape(task.block);
+    std::vector<chunked::detail::RawView> in;
+    for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
+      in.push_back({const_cast<void*>(pointer(plan_.inputs[j].ref)), in_shape});
+    auto out = make_host_buffer(output_bytes(task.output, plan::ReduceOp::sum));
+    runtime::call_user(u, info, {out->data(), info.shape}, in);
+    outputs_[id] = std::move(out);
+  }
+
   void run_combine(runtime::TaskId id, const plan::Task& task, int) override {
     const plan::Combine& c = plan_.combines[task.index];
     const index_t n = task.output.elements;
@@ -104,6 +119,16 @@ private:
     }
     outputs_[id] = make_host_buffer(output_bytes(task.output, c.op));
     finalize_partials(c.op, c.result, c.input, result, n, c.count, c.ddof, outputs_[id]->data());
+  }
+
+  void run_scan(runtime::TaskId id, const plan::Task& task, int) override {
+    const plan::ScanStage& sc = plan_.scans[task.index];
+    const plan::ScanBlock b = plan::scan_block(plan_, task);
+    outputs_[id] = make_host_buffer(output_bytes(task.output, plan::ReduceOp::sum));
+    const void* carry =
+        b.carry_length > 0 ? pointer(plan_.inputs[task.inputs_begin + 1].ref) : nullptr;
+    scan_block(sc.op, sc.dtype, b, pointer(plan_.inputs[task.inputs_begin].ref), carry,
+               outputs_[id]->data());
   }
 
   std::vector<std::shared_ptr<Buffer>> outputs_;

@@ -10,8 +10,10 @@
 #include "backend/cuda/partials.hpp"
 #include "backend/cuda/runtime.hpp"
 #include "backend/cuda/runtime_api.hpp"
+#include "backend/cuda/scan.hpp"
 #include "plan/partial.hpp"
 #include "runtime/plan_executor.hpp"
+#include "runtime/user_call.hpp"
 
 #include <fmt/format.h>
 
@@ -312,6 +314,50 @@ private:
     outputs_[id] = std::move(out);
   }
 
+  /// A reshape or concatenate block: each piece is a device-to-device copy on the task's stream,
+  /// by the copy engine where it is one run (cudaMemcpyAsync) or rows of a pitch
+  /// (cudaMemcpy2DAsync, rows wide enough for it to move them at full speed), else by the
+  /// piece's copy kernel, as a gather runs it.
+  void run_assemble(runtime::TaskId id, const plan::Task& task, int worker) override {
+    DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
+    const Stream& s = d.stream();
+    auto out = d.memory.allocate(output_bytes(task.output, plan::ReduceOp::sum), s);
+    const auto esize = static_cast<index_t>(dtype_size(task.output.dtype));
+    for (const auto& piece : plan_.gathers[task.index]) {
+      const void* in = device_pointer(d, piece.source);
+      const BlockProgram& p = piece.program;
+      if (p.size() == 0)
+        continue;
+      const plan::AffineMap& from = p.leaves[0].map;
+      const plan::AffineMap& to = p.sink.map;
+      const char* src = static_cast<const char*>(in) + from.base * esize;
+      char* dst = static_cast<char*>(out->data()) + to.base * esize;
+      const int inner = p.ndim - 1;
+      const bool rows = p.ndim >= 1 && p.ndim <= 2 && from.coef[inner] == 1 && to.coef[inner] == 1;
+      const index_t width = p.extent[inner] * esize;
+      if (rows && p.ndim == 1) {
+        CHUNKED_CUDA_TRY(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(width),
+                                         cudaMemcpyDeviceToDevice, s.get()),
+                         d.id(), "(assembling a block)");
+        continue;
+      }
+      constexpr index_t min_row_bytes = 256, max_pitch = index_t{1} << 30;
+      if (rows && width >= min_row_bytes && from.coef[0] * esize >= width &&
+          to.coef[0] * esize >= width && from.coef[0] * esize < max_pitch &&
+          to.coef[0] * esize < max_pitch) {
+        CHUNKED_CUDA_TRY(cudaMemcpy2DAsync(dst, static_cast<std::size_t>(to.coef[0] * esize), src,
+                                           static_cast<std::size_t>(from.coef[0] * esize),
+                                           static_cast<std::size_t>(width),
+                                           static_cast<std::size_t>(p.extent[0]),
+                                           cudaMemcpyDeviceToDevice, s.get()),
+                         d.id(), "(assembling a block)");
+        continue;
+      }
+      run_kernel(d, p, std::span<const void* const>(&in, 1), out->data());
+    }
+    outputs_[id] = std::move(out);
+  }
+
   void run_combine(runtime::TaskId id, const plan::Task& task, int worker) override {
     DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
     const Stream& s = d.stream();
@@ -342,8 +388,54 @@ private:
     outputs_[id] = std::move(out);
   }
 
+  /// The user's function on device buffers of its inputs (each the block with its halo, padded
+  /// by its gather's kernels); it enqueues its work on the task's stream. Errors it leaves behind
+  /// (a bad launch, a kernel that already failed) are raised here, naming the block.
+  void run_user(runtime::TaskId id, const plan::Task& task, int worker) override {
+    DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
+    const Stream& s = d.stream();
+    const plan::UserStage& u = plan_.users[task.index];
+    BlockInfo info = u.info(task.block);
+    info.device = d.id();
+    info.stream = static_cast<void*>(s.get());
+    const Shape in_shape = u.input_shape(task.block);
+    std::vector<chunked::detail::RawView> in;
+    for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
+      in.push_back({const_cast<void*>(device_pointer(d, plan_.inputs[j].ref)), in_shape});
+    auto out = d.memory.allocate(output_bytes(task.output, plan::ReduceOp::sum), s);
+    runtime::call_user(u, info, {out->data(), info.shape}, in);
+    const cudaError_t launched = cudaGetLastError();
+    cudaError_t state = cudaStreamQuery(s.get());
+    if (state == cudaErrorNotReady)
+      state = cudaSuccess;
+    const cudaError_t error = launched != cudaSuccess ? launched : state;
+    if (error != cudaSuccess)
+      throw BackendError(fmt::format("Cuda backend: the {} function left a CUDA error on block {} "
+                                     "(device {}): {}",
+                                     u.fn->name, runtime::block_label(info.block), d.id(),
+                                     cudaGetErrorString(error)));
+    outputs_[id] = std::move(out);
+  }
+
   void run_join(runtime::TaskId, const plan::Task&, int) override {
     throw BackendError(pieces_unsupported);
+  }
+
+  void run_scan(runtime::TaskId id, const plan::Task& task, int worker) override {
+    DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
+    const plan::ScanStage& sc = plan_.scans[task.index];
+    const plan::ScanBlock b = plan::scan_block(plan_, task);
+    const void* in = device_pointer(d, plan_.inputs[task.inputs_begin].ref);
+    const void* carry =
+        b.carry_length > 0 ? device_pointer(d, plan_.inputs[task.inputs_begin + 1].ref) : nullptr;
+    auto out = d.memory.allocate(output_bytes(task.output, plan::ReduceOp::sum), d.stream());
+    void* scratch = nullptr;
+    if (const std::size_t bytes = scan_scratch_bytes(b, sc.dtype); bytes > 0) {
+      d.temps.push_back(d.memory.allocate(bytes, d.stream()));
+      scratch = d.temps.back()->data();
+    }
+    scan_block(sc.op, sc.dtype, b, in, carry, out->data(), scratch, d.stream());
+    outputs_[id] = std::move(out);
   }
 
   std::vector<std::unique_ptr<DeviceSlot>> slots_;

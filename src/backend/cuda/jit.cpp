@@ -55,7 +55,7 @@ void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices,
         add(program);
       }
   for (const plan::Task& task : plan.tasks)
-    if (task.kind == plan::TaskKind::gather)
+    if (task.kind == plan::TaskKind::gather || task.kind == plan::TaskKind::assemble)
       for (const auto& piece : plan.gathers[task.index])
         add(piece.program);
   if (jobs.size() < 2)

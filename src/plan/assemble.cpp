@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: Apache-2.0
+// The planner pass of assemble nodes (assemble.hpp): the copy lists of reshape and concatenate
+// blocks, and the assemble tasks built from them.
+#include "assemble.hpp"
+
+#include "planner.hpp"
+
+#include <algorithm>
+
+namespace chunked::plan::detail {
+
+namespace {
+
+using graph::AssembleParams;
+using graph::Node;
+
+/// C-order strides of a box of extents `ext`.
+std::vector<index_t> c_strides(const std::vector<index_t>& ext) {
+  std::vector<index_t> s(ext.size(), 1);
+  for (std::size_t k = ext.size(); k-- > 1;)
+    s[k - 1] = s[k] * ext[k];
+  return s;
+}
+
+bool same_box(const CopyPiece& a, const CopyPiece& b) {
+  if (a.operand != b.operand || a.block != b.block || a.ndim != b.ndim)
+    return false;
+  for (int k = 0; k < a.ndim; ++k)
+    if (a.extent[k] != b.extent[k] || a.src_stride[k] != b.src_stride[k] ||
+        a.dst_stride[k] != b.dst_stride[k])
+      return false;
+  return true;
+}
+
+/// Folds neighbouring axes that are contiguous in both buffers into one, and drops axes of
+/// extent 1: fewer, longer runs for the copy loops.
+void fold(CopyPiece& p) {
+  CopyPiece q = p;
+  q.ndim = 0;
+  for (int k = 0; k < p.ndim; ++k) {
+    if (p.extent[k] == 1 && p.ndim > 1)
+      continue;
+    if (q.ndim > 0) {
+      const int j = q.ndim - 1;
+      if (q.src_stride[j] == p.extent[k] * p.src_stride[k] &&
+          q.dst_stride[j] == p.extent[k] * p.dst_stride[k]) {
+        q.extent[j] *= p.extent[k];
+        q.src_stride[j] = p.src_stride[k];
+        q.dst_stride[j] = p.dst_stride[k];
+        continue;
+      }
+    }
+    q.extent[q.ndim] = p.extent[k];
+    q.src_stride[q.ndim] = p.src_stride[k];
+    q.dst_stride[q.ndim] = p.dst_stride[k];
+    ++q.ndim;
+  }
+  if (q.ndim == 0) {
+    q.ndim = 1;
+    q.extent[0] = 1;
+    q.src_stride[0] = q.dst_stride[0] = 1;
+  }
+  p = q;
+}
+
+/// One pass of merging: runs of consecutive pieces of one box shape, at constant distances in
+/// both buffers, become one piece with one more (outer) axis. False when nothing merged.
+bool merge_pass(std::vector<CopyPiece>& pieces) {
+  std::vector<CopyPiece> out;
+  bool merged = false;
+  for (std::size_t i = 0; i < pieces.size();) {
+    CopyPiece p = pieces[i];
+    std::size_t j = i + 1;
+    if (p.ndim < max_ndim && j < pieces.size() && same_box(p, pieces[j])) {
+      const index_t ds = pieces[j].src - p.src, dd = pieces[j].dst - p.dst;
+      while (j + 1 < pieces.size() && same_box(p, pieces[j + 1]) &&
+             pieces[j + 1].src - pieces[j].src == ds && pieces[j + 1].dst - pieces[j].dst == dd)
+        ++j;
+      ++j;
+      for (int k = p.ndim; k > 0; --k) {
+        p.extent[k] = p.extent[k - 1];
+        p.src_stride[k] = p.src_stride[k - 1];
+        p.dst_stride[k] = p.dst_stride[k - 1];
+      }
+      p.extent[0] = static_cast<index_t>(j - i);
+      p.src_stride[0] = ds;
+      p.dst_stride[0] = dd;
+      ++p.ndim;
+      fold(p);
+      merged = true;
+    }
+    out.push_back(p);
+    i = j;
+  }
+  pieces = std::move(out);
+  return merged;
+}
+
+/// Pieces grouped by input block (keeping their order within one), then merged until no pass
+/// merges more.
+void compress(std::vector<CopyPiece>& pieces) {
+  std::stable_sort(pieces.begin(), pieces.end(), [](const CopyPiece& a, const CopyPiece& b) {
+    return a.operand != b.operand ? a.operand < b.operand : a.block < b.block;
+  });
+  for (auto& p : pieces)
+    fold(p);
+  while (merge_pass(pieces)) {
+  }
+}
+
+/// Reshape: the runs of the output block at `boff` of extents `bext`, each within one input
+/// block and one input row.
+void reshape_runs(const Node& n, const std::vector<index_t>& boff, const std::vector<index_t>& bext,
+                  std::vector<CopyPiece>& pieces) {
+  const Node& in = *n.inputs[0];
+  const auto& iext = in.shape.extents();
+  const auto istr = in.shape.strides();
+  const auto ostr = n.shape.strides();
+  const std::size_t ond = bext.size(), ind = iext.size();
+  const index_t row = ond == 0 ? 1 : bext[ond - 1];
+  const auto bstr = c_strides(bext);
+  std::vector<index_t> r(ond, 0), idx(ind), bi(ind), within(ind);
+  index_t dst_row = 0;
+  do {
+    index_t f = 0;
+    for (std::size_t k = 0; k < ond; ++k)
+      f += (boff[k] + r[k]) * ostr[k];
+    index_t dst = dst_row, left = row;
+    while (left > 0) {
+      for (std::size_t d = 0; d < ind; ++d) {
+        idx[d] = (f / istr[d]) % iext[d];
+        bi[d] = in.grid.block_containing(static_cast<index_t>(d), idx[d]);
+      }
+      const auto ioff = in.grid.block_offset(bi);
+      const auto iblk = in.grid.block_shape(bi).extents();
+      const auto ibs = c_strides(iblk);
+      CopyPiece p;
+      p.block = in.grid.block_number(bi);
+      for (std::size_t d = 0; d < ind; ++d)
+        p.src += (idx[d] - ioff[d]) * ibs[d];
+      const index_t in_row = ind == 0 ? 1 : ioff[ind - 1] + iblk[ind - 1] - idx[ind - 1];
+      p.extent[0] = std::min(left, in_row);
+      p.src_stride[0] = p.dst_stride[0] = 1;
+      p.dst = dst;
+      pieces.push_back(p);
+      f += p.extent[0];
+      dst += p.extent[0];
+      left -= p.extent[0];
+    }
+    dst_row += row;
+    // The next row: an odometer over every axis of the block but the last.
+    std::size_t k = ond > 0 ? ond - 1 : 0;
+    bool more = false;
+    while (k-- > 0) {
+      if (++r[k] < bext[k]) {
+        more = true;
+        break;
+      }
+      r[k] = 0;
+    }
+    if (!more)
+      break;
+  } while (true);
+}
+
+/// Concatenate: the output block's box, shifted into the input holding it along the axis,
+/// intersected with that input's blocks.
+void concatenate_boxes(const Node& n, const std::vector<index_t>& boff,
+                       const std::vector<index_t>& bext, std::vector<CopyPiece>& pieces) {
+  const auto a = static_cast<std::size_t>(n.as<AssembleParams>().axis);
+  index_t start = 0;
+  std::size_t op = 0;
+  while (start + n.inputs[op]->shape.extents()[a] <= boff[a]) {
+    start += n.inputs[op]->shape.extents()[a];
+    ++op;
+  }
+  const Node& in = *n.inputs[op];
+  const std::size_t nd = bext.size();
+  std::vector<index_t> lo(boff), blo(nd), bhi(nd);
+  lo[a] -= start;
+  for (std::size_t d = 0; d < nd; ++d) {
+    blo[d] = in.grid.block_containing(static_cast<index_t>(d), lo[d]);
+    bhi[d] = in.grid.block_containing(static_cast<index_t>(d), lo[d] + bext[d] - 1);
+  }
+  const auto ostr = c_strides(bext);
+  std::vector<index_t> bi(blo);
+  do {
+    const auto ioff = in.grid.block_offset(bi);
+    const auto iblk = in.grid.block_shape(bi).extents();
+    const auto istr = c_strides(iblk);
+    CopyPiece p;
+    p.operand = static_cast<int>(op);
+    p.block = in.grid.block_number(bi);
+    p.ndim = static_cast<int>(nd);
+    for (std::size_t d = 0; d < nd; ++d) {
+      const index_t from = std::max(lo[d], ioff[d]);
+      const index_t to = std::min(lo[d] + bext[d], ioff[d] + iblk[d]);
+      p.extent[d] = to - from;
+      p.src += (from - ioff[d]) * istr[d];
+      p.src_stride[d] = istr[d];
+      p.dst += (from - lo[d]) * ostr[d];
+      p.dst_stride[d] = ostr[d];
+    }
+    pieces.push_back(p);
+  } while (next_in_box(bi, blo, bhi));
+}
+
+} // namespace
+
+std::vector<CopyPiece> assemble_pieces(const Node& n, index_t block) {
+  const auto bi = n.grid.block_index(block);
+  const auto boff = n.grid.block_offset(bi);
+  const auto bext = n.grid.block_shape(bi).extents();
+  std::vector<CopyPiece> pieces;
+  index_t elements = 1;
+  for (index_t e : bext)
+    elements *= e;
+  if (elements == 0)
+    return pieces;
+  if (n.as<AssembleParams>().kind == AssembleParams::Kind::reshape)
+    reshape_runs(n, boff, bext, pieces);
+  else
+    concatenate_boxes(n, boff, bext, pieces);
+  compress(pieces);
+  return pieces;
+}
+
+bool is_whole_block(const std::vector<CopyPiece>& pieces, index_t elements, const Node& n) {
+  if (pieces.size() != 1)
+    return false;
+  const CopyPiece& p = pieces[0];
+  const Node& in = *n.inputs[static_cast<std::size_t>(p.operand)];
+  return p.ndim == 1 && p.src == 0 && p.dst == 0 && p.src_stride[0] == 1 && p.dst_stride[0] == 1 &&
+         p.extent[0] == elements &&
+         in.grid.block_shape(in.grid.block_index(p.block)).size() == elements;
+}
+
+BlockProgram copy_program(const CopyPiece& piece, DType dtype) {
+  BlockProgram cp;
+  cp.ndim = piece.ndim;
+  Leaf leaf;
+  leaf.kind = LeafKind::stored;
+  leaf.dtype = dtype;
+  leaf.input = 0;
+  leaf.map.base = piece.src;
+  cp.sink.kind = Sink::Kind::store;
+  cp.sink.map.base = piece.dst;
+  for (int k = 0; k < piece.ndim; ++k) {
+    cp.extent[k] = piece.extent[k];
+    leaf.map.coef[k] = piece.src_stride[k];
+    cp.sink.map.coef[k] = piece.dst_stride[k];
+  }
+  cp.leaves.push_back(leaf);
+  return cp;
+}
+
+std::vector<InputRef> Planner::plan_assemble(const graph::NodePtr& n) {
+  expect_tasks(*n, n->grid, 1);
+  std::vector<InputRef> refs;
+  const index_t blocks = n->grid.numblocks();
+  refs.reserve(static_cast<std::size_t>(blocks));
+  for (index_t b = 0; b < blocks; ++b) {
+    const std::vector<CopyPiece> pieces = assemble_pieces(*n, b);
+    const index_t elements = n->grid.block_shape(n->grid.block_index(b)).size();
+    if (is_whole_block(pieces, elements, *n)) {
+      // The output block is an input block as it is: no copy, the consumers read that buffer.
+      refs.push_back(blocks_of_.at(n->inputs[static_cast<std::size_t>(pieces[0].operand)]
+                                       .get())[static_cast<std::size_t>(pieces[0].block)]);
+      continue;
+    }
+    std::vector<GatherPiece> copies;
+    std::vector<TaskId> deps;
+    copies.reserve(pieces.size());
+    for (const CopyPiece& p : pieces) {
+      GatherPiece g;
+      g.source = blocks_of_.at(
+          n->inputs[static_cast<std::size_t>(p.operand)].get())[static_cast<std::size_t>(p.block)];
+      if (g.source.kind == InputRef::Kind::task)
+        deps.push_back(g.source.task);
+      g.program = copy_program(p, n->dtype);
+      copies.push_back(std::move(g));
+    }
+    plan.gathers.push_back(std::move(copies));
+    Task t;
+    t.kind = TaskKind::assemble;
+    t.index = static_cast<std::uint32_t>(plan.gathers.size() - 1);
+    t.block = b;
+    t.output = Output{Output::Kind::buffer, n->dtype, elements, -1};
+    refs.push_back(InputRef{InputRef::Kind::task, add_task(t, std::move(deps)), nullptr});
+  }
+  return refs;
+}
+
+} // namespace chunked::plan::detail

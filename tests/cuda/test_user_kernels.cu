@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: Apache-2.0
+// map_blocks and map_overlap with a user's own nvcc kernels launched on info.stream, against the
+// same functions written for the CPU; CUDA errors and exceptions from user code; Auto telling
+// host from device by info.device. Skips where no CUDA device is visible.
+#include <chunked/chunked.hpp>
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace chunked;
+
+#define SKIP_WITHOUT_DEVICE()                                                                      \
+  do {                                                                                             \
+    if (!chunked::cuda_available())                                                                \
+      GTEST_SKIP() << "no usable CUDA device is visible";                                          \
+  } while (false)
+
+__global__ void affine_kernel(double* out, const double* a, const double* b, long long n) {
+  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i < n)
+    out[i] = 3 * a[i] - b[i];
+}
+
+/// out (r x c) = 5-point Laplacian of in ((r + 2) x (c + 2)), the block with a halo of 1.
+__global__ void laplacian_kernel(double* out, const double* in, long long r, long long c) {
+  const long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (idx >= r * c)
+    return;
+  const long long i = idx / c, j = idx % c, w = c + 2, m = (i + 1) * w + j + 1;
+  out[idx] = in[m - w] + in[m + w] + in[m - 1] + in[m + 1] - 4 * in[m];
+}
+
+unsigned blocks_for(long long n) { return static_cast<unsigned>((n + 255) / 256); }
+
+void affine_host(const BlockInfo&, BlockView<double> out, BlockView<const double> a,
+                 BlockView<const double> b) {
+  for (index_t i = 0; i < out.size(); ++i)
+    out.data[i] = 3 * a.data[i] - b.data[i];
+}
+
+void affine_device(const BlockInfo& info, BlockView<double> out, BlockView<const double> a,
+                   BlockView<const double> b) {
+  const long long n = out.size();
+  if (n > 0)
+    affine_kernel<<<blocks_for(n), 256, 0, static_cast<cudaStream_t>(info.stream)>>>(
+        out.data, a.data, b.data, n);
+}
+
+void laplacian_host(const BlockInfo& info, BlockView<double> out, BlockView<const double> in) {
+  const index_t r = info.shape.extents()[0], c = info.shape.extents()[1], w = c + 2;
+  for (index_t i = 0; i < r; ++i)
+    for (index_t j = 0; j < c; ++j) {
+      const index_t m = (i + 1) * w + j + 1;
+      out.data[i * c + j] =
+          in.data[m - w] + in.data[m + w] + in.data[m - 1] + in.data[m + 1] - 4 * in.data[m];
+    }
+}
+
+void laplacian_device(const BlockInfo& info, BlockView<double> out, BlockView<const double> in) {
+  const long long r = info.shape.extents()[0], c = info.shape.extents()[1];
+  if (r * c > 0)
+    laplacian_kernel<<<blocks_for(r * c), 256, 0, static_cast<cudaStream_t>(info.stream)>>>(
+        out.data, in.data, r, c);
+}
+
+std::vector<double> values(index_t n, double scale) {
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i)
+    v[static_cast<std::size_t>(i)] = static_cast<double>((i * 37) % 101) / 8.0 * scale;
+  return v;
+}
+
+template <class T> std::vector<T> as_vector(const NDArray<T>& a) {
+  return std::vector<T>(a.begin(), a.end());
+}
+
+TEST(UserKernels, MapBlocksWithAnNvccKernelMatchesTheCpu) {
+  SKIP_WITHOUT_DEVICE();
+  const Shape shape{37, 23};
+  const auto av = values(shape.size(), 1.0), bv = values(23, -0.5);
+  for (const Chunks& chunks : {Chunks{37, 23}, Chunks{8, 5}, Chunks{1, 23}}) {
+    const auto a = from_host<Cuda>(av, shape, chunks);
+    const auto b = from_host<Cuda>(bv, Shape{23}, Chunks{7});
+    const auto got = map_blocks<double>(affine_device, a, b).compute();
+    const auto want = map_blocks<double>(affine_host, from_host<Cpu>(av, shape, chunks),
+                                         from_host<Cpu>(bv, Shape{23}, Chunks{7}))
+                          .compute();
+    EXPECT_EQ(as_vector(got), as_vector(want));
+  }
+}
+
+TEST(UserKernels, MapOverlapWithAnNvccStencilMatchesTheCpuOnEveryBoundary) {
+  SKIP_WITHOUT_DEVICE();
+  const Shape shape{30, 41};
+  const auto v = values(shape.size(), 1.0);
+  for (const Boundary b :
+       {Boundary::periodic, Boundary::reflect, Boundary::nearest, Boundary::constant(2.0)})
+    for (const Chunks& chunks : {Chunks{30, 41}, Chunks{7, 9}, Chunks{1, 2}}) {
+      const auto x = from_host<Cuda>(v, shape, chunks);
+      const auto y = map_overlap<double>(laplacian_device, x, {1, 1}, b);
+      // Twice, the second step reading the first's blocks on the device.
+      const auto got = map_overlap<double>(laplacian_device, y, {1, 1}, b).compute();
+      const auto xc = from_host<Cpu>(v, shape, chunks);
+      const auto yc = map_overlap<double>(laplacian_host, xc, {1, 1}, b);
+      const auto want = map_overlap<double>(laplacian_host, yc, {1, 1}, b).compute();
+      EXPECT_EQ(as_vector(got), as_vector(want));
+    }
+}
+
+TEST(UserKernels, AutoTellsHostFromDeviceByInfoDevice) {
+  SKIP_WITHOUT_DEVICE();
+  const auto v = values(100, 1.0);
+  std::atomic<int> on_device{0};
+  const auto x = from_host<Auto>(v, Shape{10, 10}, Chunks{4, 4});
+  const auto y = map_overlap<double>(
+      [&](const BlockInfo& info, BlockView<double> out, BlockView<const double> in) {
+        if (info.device >= 0) {
+          ++on_device;
+          laplacian_device(info, out, in);
+        } else {
+          laplacian_host(info, out, in);
+        }
+      },
+      x, 1, Boundary::periodic);
+  const auto got = y.compute();
+  EXPECT_EQ(on_device.load(), 9);
+  const auto want =
+      map_overlap<double>(laplacian_host, from_host<Cpu>(v, Shape{10, 10}, Chunks{4, 4}), 1,
+                          Boundary::periodic)
+          .compute();
+  EXPECT_EQ(as_vector(got), as_vector(want));
+}
+
+TEST(UserKernels, ACudaErrorIsABackendErrorAndTheNextComputeWorks) {
+  SKIP_WITHOUT_DEVICE();
+  const auto v = values(64, 1.0);
+  const auto x = from_host<Cuda>(v, Shape{64}, Chunks{16});
+  // 0 threads per block: cudaErrorInvalidConfiguration, reported by cudaGetLastError.
+  const auto bad = map_blocks<double>(
+      [](const BlockInfo& info, BlockView<double> out, BlockView<const double> in) {
+        affine_kernel<<<1, 0, 0, static_cast<cudaStream_t>(info.stream)>>>(out.data, in.data,
+                                                                           in.data, out.size());
+      },
+      x);
+  EXPECT_THROW((void)bad.compute(), BackendError);
+  const auto thrower = map_blocks<double>(
+      [](const BlockInfo& info, BlockView<double>, BlockView<const double>) {
+        if (info.block[0] == 2)
+          throw std::runtime_error("user failure on the device path");
+      },
+      x);
+  try {
+    (void)thrower.compute();
+    ADD_FAILURE() << "no exception";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("user failure on the device path"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("(2,)"), std::string::npos);
+  }
+  const auto good =
+      map_blocks<double>([](const BlockInfo& info, BlockView<double> out,
+                            BlockView<const double> in) { affine_device(info, out, in, in); },
+                         x);
+  const auto got = good.compute();
+  for (index_t i = 0; i < 64; ++i)
+    EXPECT_EQ(got.data()[i], 2 * v[static_cast<std::size_t>(i)]);
+}
+
+} // namespace
