@@ -315,9 +315,9 @@ private:
   }
 
   /// A reshape or concatenate block: each piece is a device-to-device copy on the task's stream,
-  /// by the copy engine where it is one run (cudaMemcpyAsync) or rows of a pitch
-  /// (cudaMemcpy2DAsync, rows wide enough for it to move them at full speed), else by the
-  /// piece's copy kernel, as a gather runs it.
+  /// by cudaMemcpyAsync where it is one contiguous run, else by the piece's copy kernel, as a
+  /// gather runs it (cudaMemcpy2DAsync moved rows of a pitch at a small fraction of the kernel's
+  /// rate: benchmarks/RESULTS.md, 2026-12-04).
   void run_assemble(runtime::TaskId id, const plan::Task& task, int worker) override {
     DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
     const Stream& s = d.stream();
@@ -332,24 +332,9 @@ private:
       const plan::AffineMap& to = p.sink.map;
       const char* src = static_cast<const char*>(in) + from.base * esize;
       char* dst = static_cast<char*>(out->data()) + to.base * esize;
-      const int inner = p.ndim - 1;
-      const bool rows = p.ndim >= 1 && p.ndim <= 2 && from.coef[inner] == 1 && to.coef[inner] == 1;
-      const index_t width = p.extent[inner] * esize;
-      if (rows && p.ndim == 1) {
-        CHUNKED_CUDA_TRY(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(width),
+      if (p.ndim == 1 && from.coef[0] == 1 && to.coef[0] == 1) {
+        CHUNKED_CUDA_TRY(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(p.extent[0] * esize),
                                          cudaMemcpyDeviceToDevice, s.get()),
-                         d.id(), "(assembling a block)");
-        continue;
-      }
-      constexpr index_t min_row_bytes = 256, max_pitch = index_t{1} << 30;
-      if (rows && width >= min_row_bytes && from.coef[0] * esize >= width &&
-          to.coef[0] * esize >= width && from.coef[0] * esize < max_pitch &&
-          to.coef[0] * esize < max_pitch) {
-        CHUNKED_CUDA_TRY(cudaMemcpy2DAsync(dst, static_cast<std::size_t>(to.coef[0] * esize), src,
-                                           static_cast<std::size_t>(from.coef[0] * esize),
-                                           static_cast<std::size_t>(width),
-                                           static_cast<std::size_t>(p.extent[0]),
-                                           cudaMemcpyDeviceToDevice, s.get()),
                          d.id(), "(assembling a block)");
         continue;
       }

@@ -114,11 +114,21 @@ template <Op O, class T> __global__ void scan_totals_kernel(T* totals, i64 outer
   }
 }
 
+/// Threads per CUDA block of the column walk: small blocks spread a block's few columns over
+/// many SMs instead of crowding them onto a few.
+constexpr int column_threads = 64;
+/// Elements of its column a thread loads before it combines any of them: the loads do not depend
+/// on the running value, so issued together they overlap their latency.
+constexpr int column_batch = 8;
+
 /// Along an outer axis: thread (o, j) walks column j of outer index o down the axis, in index
-/// order, as the CPU does; neighbouring threads read neighbouring elements.
+/// order, as the CPU does; neighbouring threads read neighbouring elements. A batch's loads all
+/// come before its first store, so that no store (which may alias them for the compiler) holds
+/// them back; the combines stay in index order.
 template <Op O, class T>
-__global__ void scan_columns_kernel(const T* in, const T* carry, T* out, i64 outer, i64 length,
-                                    i64 inner, i64 carry_length) {
+__global__ void __launch_bounds__(column_threads)
+    scan_columns_kernel(const T* in, const T* carry, T* out, i64 outer, i64 length, i64 inner,
+                        i64 carry_length) {
   const Combine<O> op{};
   for (i64 t = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; t < outer * inner;
        t += static_cast<i64>(gridDim.x) * blockDim.x) {
@@ -129,7 +139,19 @@ __global__ void scan_columns_kernel(const T* in, const T* carry, T* out, i64 out
     const T c = has_carry ? carry[(o * carry_length + carry_length - 1) * inner + j] : T{};
     T s = x[0];
     y[0] = has_carry ? op(c, s) : s;
-    for (i64 i = 1; i < length; ++i) {
+    i64 i = 1;
+    for (; i + column_batch <= length; i += column_batch) {
+      T v[column_batch];
+#pragma unroll
+      for (int u = 0; u < column_batch; ++u)
+        v[u] = x[(i + u) * inner];
+#pragma unroll
+      for (int u = 0; u < column_batch; ++u) {
+        s = op(s, v[u]);
+        y[(i + u) * inner] = has_carry ? op(c, s) : s;
+      }
+    }
+    for (; i < length; ++i) {
       s = op(s, x[i * inner]);
       y[i * inner] = has_carry ? op(c, s) : s;
     }
@@ -140,8 +162,11 @@ template <Op O, class T>
 void launch_scan(const plan::ScanBlock& b, const T* in, const T* carry, T* out, T* totals,
                  cudaStream_t st) {
   if (b.inner != 1) {
-    scan_columns_kernel<O, T><<<grid_for(b.outer * b.inner), kernel::block_threads_host, 0, st>>>(
-        in, carry, out, b.outer, b.length, b.inner, b.carry_length);
+    const index_t columns = b.outer * b.inner;
+    const auto blocks = static_cast<unsigned>(
+        std::clamp<index_t>((columns + column_threads - 1) / column_threads, 1, max_grid));
+    scan_columns_kernel<O, T><<<blocks, column_threads, 0, st>>>(in, carry, out, b.outer, b.length,
+                                                                 b.inner, b.carry_length);
     return;
   }
   const index_t segments = scan_segments(b);
