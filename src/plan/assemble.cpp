@@ -6,6 +6,7 @@
 #include "planner.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace chunked::plan::detail {
 
@@ -108,45 +109,135 @@ void compress(std::vector<CopyPiece>& pieces) {
   }
 }
 
+/// The input's block boundaries per axis, looked up without allocating: a reshape block of many
+/// rows asks for the input block of every run.
+struct InputBlocks {
+  std::size_t ndim = 0;
+  std::array<std::vector<index_t>, max_ndim> bounds; ///< per axis: block offsets, then the extent
+  std::array<index_t, max_ndim> block_stride{};      ///< C-order strides over the block grid
+
+  explicit InputBlocks(const ChunkGrid& grid) : ndim(static_cast<std::size_t>(grid.ndim())) {
+    index_t stride = 1;
+    for (std::size_t d = ndim; d-- > 0;) {
+      const auto& lengths = grid.lengths(static_cast<index_t>(d));
+      auto& b = bounds[d];
+      b.assign(1, 0);
+      for (index_t l : lengths)
+        b.push_back(b.back() + l);
+      block_stride[d] = stride;
+      stride *= static_cast<index_t>(lengths.size());
+    }
+  }
+
+  /// The run starting at input element `idx`: its block, offset in that block's C-order buffer
+  /// and the elements left in the block's row.
+  void locate(const std::array<index_t, max_ndim>& idx, CopyPiece& p, index_t& in_row) const {
+    std::array<index_t, max_ndim> within{}, extent{};
+    p.block = 0;
+    for (std::size_t d = 0; d < ndim; ++d) {
+      const auto& b = bounds[d];
+      const auto k =
+          static_cast<std::size_t>(std::upper_bound(b.begin(), b.end(), idx[d]) - b.begin() - 1);
+      within[d] = idx[d] - b[k];
+      extent[d] = b[k + 1] - b[k];
+      p.block += static_cast<index_t>(k) * block_stride[d];
+    }
+    p.src = 0;
+    index_t stride = 1;
+    for (std::size_t d = ndim; d-- > 0;) {
+      p.src += within[d] * stride;
+      stride *= extent[d];
+    }
+    in_row = ndim == 0 ? 1 : extent[ndim - 1] - within[ndim - 1];
+  }
+};
+
+/// The runs at one position of consecutive output rows, merged while they repeat: the same input
+/// block and length, at constant distances in both buffers (rows of a reshape block mostly do).
+struct RowRuns {
+  CopyPiece first;
+  index_t rows = 0, ds = 0, dd = 0, last_src = 0, last_dst = 0;
+
+  bool extend(const CopyPiece& p) {
+    if (rows == 0 || p.block != first.block || p.extent[0] != first.extent[0])
+      return false;
+    const index_t s = p.src - last_src, d = p.dst - last_dst;
+    if (rows >= 2 && (s != ds || d != dd))
+      return false;
+    ds = s;
+    dd = d;
+    last_src = p.src;
+    last_dst = p.dst;
+    ++rows;
+    return true;
+  }
+  void start(const CopyPiece& p) {
+    first = p;
+    rows = 1;
+    last_src = p.src;
+    last_dst = p.dst;
+  }
+  void flush(std::vector<CopyPiece>& pieces) {
+    if (rows == 0)
+      return;
+    CopyPiece q = first;
+    if (rows > 1) {
+      q.ndim = 2;
+      q.extent[1] = first.extent[0];
+      q.src_stride[1] = q.dst_stride[1] = 1;
+      q.extent[0] = rows;
+      q.src_stride[0] = ds;
+      q.dst_stride[0] = dd;
+    }
+    pieces.push_back(q);
+    rows = 0;
+  }
+};
+
 /// Reshape: the runs of the output block at `boff` of extents `bext`, each within one input
-/// block and one input row.
+/// block and one input row; runs that repeat from row to row leave as one piece of those rows.
 void reshape_runs(const Node& n, const std::vector<index_t>& boff, const std::vector<index_t>& bext,
                   std::vector<CopyPiece>& pieces) {
   const Node& in = *n.inputs[0];
+  const InputBlocks blocks(in.grid);
   const auto& iext = in.shape.extents();
   const auto istr = in.shape.strides();
   const auto ostr = n.shape.strides();
   const std::size_t ond = bext.size(), ind = iext.size();
   const index_t row = ond == 0 ? 1 : bext[ond - 1];
-  const auto bstr = c_strides(bext);
-  std::vector<index_t> r(ond, 0), idx(ind), bi(ind), within(ind);
+  std::vector<index_t> r(ond, 0);
+  std::vector<RowRuns> open;
+  std::array<index_t, max_ndim> idx{};
   index_t dst_row = 0;
   do {
     index_t f = 0;
     for (std::size_t k = 0; k < ond; ++k)
       f += (boff[k] + r[k]) * ostr[k];
     index_t dst = dst_row, left = row;
+    std::size_t slot = 0;
     while (left > 0) {
-      for (std::size_t d = 0; d < ind; ++d) {
-        idx[d] = (f / istr[d]) % iext[d];
-        bi[d] = in.grid.block_containing(static_cast<index_t>(d), idx[d]);
-      }
-      const auto ioff = in.grid.block_offset(bi);
-      const auto iblk = in.grid.block_shape(bi).extents();
-      const auto ibs = c_strides(iblk);
-      CopyPiece p;
-      p.block = in.grid.block_number(bi);
       for (std::size_t d = 0; d < ind; ++d)
-        p.src += (idx[d] - ioff[d]) * ibs[d];
-      const index_t in_row = ind == 0 ? 1 : ioff[ind - 1] + iblk[ind - 1] - idx[ind - 1];
+        idx[d] = (f / istr[d]) % iext[d];
+      CopyPiece p;
+      index_t in_row = 0;
+      blocks.locate(idx, p, in_row);
       p.extent[0] = std::min(left, in_row);
       p.src_stride[0] = p.dst_stride[0] = 1;
       p.dst = dst;
-      pieces.push_back(p);
+      if (slot == open.size())
+        open.emplace_back();
+      if (!open[slot].extend(p)) {
+        open[slot].flush(pieces);
+        open[slot].start(p);
+      }
+      ++slot;
       f += p.extent[0];
       dst += p.extent[0];
       left -= p.extent[0];
     }
+    for (std::size_t j = slot; j < open.size(); ++j)
+      open[j].flush(pieces);
+    open.resize(slot);
     dst_row += row;
     // The next row: an odometer over every axis of the block but the last.
     std::size_t k = ond > 0 ? ond - 1 : 0;
@@ -161,6 +252,8 @@ void reshape_runs(const Node& n, const std::vector<index_t>& boff, const std::ve
     if (!more)
       break;
   } while (true);
+  for (auto& o : open)
+    o.flush(pieces);
 }
 
 /// Concatenate: the output block's box, shifted into the input holding it along the axis,
