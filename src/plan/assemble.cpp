@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <unordered_map>
 
 namespace chunked::plan::detail {
 
@@ -152,14 +153,15 @@ struct InputBlocks {
   }
 };
 
-/// The runs at one position of consecutive output rows, merged while they repeat: the same input
-/// block and length, at constant distances in both buffers (rows of a reshape block mostly do).
+/// Runs of one input block in successive output rows, merged while they repeat: the same length
+/// at constant distances in both buffers (rows of a reshape block mostly do, possibly every
+/// other row when an output row takes part of an input row).
 struct RowRuns {
   CopyPiece first;
-  index_t rows = 0, ds = 0, dd = 0, last_src = 0, last_dst = 0;
+  index_t rows = 0, ds = 0, dd = 0, last_src = 0, last_dst = 0, last_row = -1;
 
-  bool extend(const CopyPiece& p) {
-    if (rows == 0 || p.block != first.block || p.extent[0] != first.extent[0])
+  bool extend(const CopyPiece& p, index_t row) {
+    if (rows == 0 || row == last_row || p.extent[0] != first.extent[0])
       return false;
     const index_t s = p.src - last_src, d = p.dst - last_dst;
     if (rows >= 2 && (s != ds || d != dd))
@@ -168,14 +170,16 @@ struct RowRuns {
     dd = d;
     last_src = p.src;
     last_dst = p.dst;
+    last_row = row;
     ++rows;
     return true;
   }
-  void start(const CopyPiece& p) {
+  void start(const CopyPiece& p, index_t row) {
     first = p;
     rows = 1;
     last_src = p.src;
     last_dst = p.dst;
+    last_row = row;
   }
   void flush(std::vector<CopyPiece>& pieces) {
     if (rows == 0)
@@ -194,6 +198,23 @@ struct RowRuns {
   }
 };
 
+/// Adds run `p` of output row `row` to the open runs of its input block: extends the first one
+/// not yet extended in this row, or replaces it (flushed) when p does not continue it.
+void add_run(std::unordered_map<index_t, std::vector<RowRuns>>& open, const CopyPiece& p,
+             index_t row, std::vector<CopyPiece>& pieces) {
+  auto& runs = open[p.block];
+  for (auto& run : runs) {
+    if (run.last_row == row)
+      continue;
+    if (!run.extend(p, row)) {
+      run.flush(pieces);
+      run.start(p, row);
+    }
+    return;
+  }
+  runs.emplace_back().start(p, row);
+}
+
 /// Reshape: the runs of the output block at `boff` of extents `bext`, each within one input
 /// block and one input row; runs that repeat from row to row leave as one piece of those rows.
 void reshape_runs(const Node& n, const std::vector<index_t>& boff, const std::vector<index_t>& bext,
@@ -206,15 +227,14 @@ void reshape_runs(const Node& n, const std::vector<index_t>& boff, const std::ve
   const std::size_t ond = bext.size(), ind = iext.size();
   const index_t row = ond == 0 ? 1 : bext[ond - 1];
   std::vector<index_t> r(ond, 0);
-  std::vector<RowRuns> open;
+  std::unordered_map<index_t, std::vector<RowRuns>> open;
   std::array<index_t, max_ndim> idx{};
-  index_t dst_row = 0;
+  index_t dst_row = 0, rowno = 0;
   do {
     index_t f = 0;
     for (std::size_t k = 0; k < ond; ++k)
       f += (boff[k] + r[k]) * ostr[k];
     index_t dst = dst_row, left = row;
-    std::size_t slot = 0;
     while (left > 0) {
       for (std::size_t d = 0; d < ind; ++d)
         idx[d] = (f / istr[d]) % iext[d];
@@ -224,21 +244,13 @@ void reshape_runs(const Node& n, const std::vector<index_t>& boff, const std::ve
       p.extent[0] = std::min(left, in_row);
       p.src_stride[0] = p.dst_stride[0] = 1;
       p.dst = dst;
-      if (slot == open.size())
-        open.emplace_back();
-      if (!open[slot].extend(p)) {
-        open[slot].flush(pieces);
-        open[slot].start(p);
-      }
-      ++slot;
+      add_run(open, p, rowno, pieces);
       f += p.extent[0];
       dst += p.extent[0];
       left -= p.extent[0];
     }
-    for (std::size_t j = slot; j < open.size(); ++j)
-      open[j].flush(pieces);
-    open.resize(slot);
     dst_row += row;
+    ++rowno;
     // The next row: an odometer over every axis of the block but the last.
     std::size_t k = ond > 0 ? ond - 1 : 0;
     bool more = false;
@@ -252,8 +264,9 @@ void reshape_runs(const Node& n, const std::vector<index_t>& boff, const std::ve
     if (!more)
       break;
   } while (true);
-  for (auto& o : open)
-    o.flush(pieces);
+  for (auto& [block, runs] : open)
+    for (auto& run : runs)
+      run.flush(pieces);
 }
 
 /// Concatenate: the output block's box, shifted into the input holding it along the axis,
