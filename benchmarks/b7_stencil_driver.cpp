@@ -3,7 +3,11 @@
 // Laplacian(u), periodic) by map_overlap with a halo of 1, each step persisted.
 //
 //   chunked-b7-benchmark [--size 32768] [--chunk 4096] [--steps 100] [--backend cpu|cuda|auto]
+//                        [--probe stencil|interior|copy]
 //
+// The probes time what surrounds the user's kernel: `interior` runs map_overlap with a kernel
+// that only copies its block out of the padded input (the halo gather and a copy), `copy` runs
+// map_blocks with a plain copy of each block (no halo).
 // Prints the time per step and the rate of one read and one write of the array per step, beside
 // the copy limit measured in the same process: a device-to-device copy on a GPU
 // (b7_stencil_kernel.cu), the fastest multi-threaded memcpy on the CPU. The energy (sum of u),
@@ -24,6 +28,10 @@
 #ifdef CHUNKED_B7_CUDA
 void b7_step_device(const chunked::BlockInfo& info, chunked::BlockView<double> out,
                     chunked::BlockView<const double> in, double alpha);
+void b7_interior_device(const chunked::BlockInfo& info, chunked::BlockView<double> out,
+                        chunked::BlockView<const double> in);
+void b7_copy_device(const chunked::BlockInfo& info, chunked::BlockView<double> out,
+                    chunked::BlockView<const double> in);
 double b7_device_copy_rate(std::size_t bytes);
 #endif
 
@@ -37,6 +45,7 @@ struct Config {
   index_t size = 32768, chunk = 4096;
   int steps = 100;
   std::string backend = "auto";
+  std::string probe = "stencil";
 };
 
 void step_host(const BlockInfo& info, BlockView<double> out, BlockView<const double> in) {
@@ -49,6 +58,17 @@ void step_host(const BlockInfo& info, BlockView<double> out, BlockView<const dou
     for (index_t j = 0; j < cols; ++j)
       o[j] = mid[j] + alpha * (up[j] + down[j] + mid[j - 1] + mid[j + 1] - 4 * mid[j]);
   }
+}
+
+void interior_host(const BlockInfo& info, BlockView<double> out, BlockView<const double> in) {
+  const index_t rows = info.shape.extents()[0], cols = info.shape.extents()[1], w = cols + 2;
+  for (index_t i = 0; i < rows; ++i)
+    std::memcpy(out.data + i * cols, in.data + (i + 1) * w + 1,
+                static_cast<std::size_t>(cols) * sizeof(double));
+}
+
+void copy_host(const BlockInfo&, BlockView<double> out, BlockView<const double> in) {
+  std::memcpy(out.data, in.data, static_cast<std::size_t>(out.size()) * sizeof(double));
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -84,8 +104,15 @@ double host_copy_rate(std::size_t bytes) {
   }
 }
 
-template <class B, class Step>
-int run(const Config& c, const char* where, Step step, double limit) {
+/// The functions of one run: the stencil (or the interior probe) by map_overlap, or the copy
+/// probe by map_blocks.
+template <class Step, class Copy> struct StepFunctions {
+  Step step;
+  Copy copy;
+};
+
+template <class B, class Step, class Copy>
+int run(const Config& c, const char* where, StepFunctions<Step, Copy> fns, double limit) {
   const index_t n = c.size;
   std::vector<double> init(static_cast<std::size_t>(n * n));
   for (index_t i = 0; i < n * n; ++i)
@@ -93,17 +120,21 @@ int run(const Config& c, const char* where, Step step, double limit) {
   auto u = from_host<B>(init, Shape{n, n}, Chunks{c.chunk, c.chunk}).persist();
   init = {};
   const double energy0 = u.sum().item();
+  auto advance = [&] {
+    u = c.probe == "copy" ? map_blocks<double>(fns.copy, u).persist()
+                          : map_overlap<double>(fns.step, u, {1, 1}, Boundary::periodic).persist();
+  };
   // One untimed step: compiles and allocates what the first step needs.
-  u = map_overlap<double>(step, u, {1, 1}, Boundary::periodic).persist();
+  advance();
   const auto t0 = std::chrono::steady_clock::now();
   for (int s = 0; s < c.steps; ++s)
-    u = map_overlap<double>(step, u, {1, 1}, Boundary::periodic).persist();
+    advance();
   const double total = seconds_since(t0);
   const double per_step = total / c.steps;
   const double bytes = 2.0 * static_cast<double>(n) * static_cast<double>(n) * sizeof(double);
   const double rate = bytes / per_step / 1e9;
   const double energy = u.sum().item();
-  std::printf("B7 stencil on %s: %lld^2 float64 in %lld^2 chunks, %d steps\n", where,
+  std::printf("B7 %s on %s: %lld^2 float64 in %lld^2 chunks, %d steps\n", c.probe.c_str(), where,
               static_cast<long long>(n), static_cast<long long>(c.chunk), c.steps);
   std::printf("  time per step   %.6f s\n", per_step);
   std::printf("  rate            %.2f GB/s (one read + one write per step)\n", rate);
@@ -126,11 +157,14 @@ bool parse(int argc, char** argv, Config& c) {
       c.steps = std::atoi(v);
     else if (a == "--backend")
       c.backend = v;
+    else if (a == "--probe")
+      c.probe = v;
     else
       return false;
   }
   return c.size > 0 && c.chunk > 0 && c.steps > 0 &&
-         (c.backend == "cpu" || c.backend == "cuda" || c.backend == "auto");
+         (c.backend == "cpu" || c.backend == "cuda" || c.backend == "auto") &&
+         (c.probe == "stencil" || c.probe == "interior" || c.probe == "copy");
 }
 
 } // namespace
@@ -139,7 +173,7 @@ int main(int argc, char** argv) {
   Config c;
   if (!parse(argc, argv, c)) {
     std::fprintf(stderr, "usage: chunked-b7-benchmark [--size N] [--chunk C] [--steps S] "
-                         "[--backend cpu|cuda|auto]\n");
+                         "[--backend cpu|cuda|auto] [--probe stencil|interior|copy]\n");
     return 2;
   }
   const std::size_t bytes =
@@ -148,16 +182,27 @@ int main(int argc, char** argv) {
     const bool gpu = c.backend == "cuda" || (c.backend == "auto" && cuda_available());
     if (gpu) {
 #ifdef CHUNKED_B7_CUDA
-      auto step = [](const BlockInfo& info, BlockView<double> out, BlockView<const double> in) {
-        b7_step_device(info, out, in, alpha);
+      const bool interior = c.probe == "interior";
+      auto step = [interior](const BlockInfo& info, BlockView<double> out,
+                             BlockView<const double> in) {
+        if (interior)
+          b7_interior_device(info, out, in);
+        else
+          b7_step_device(info, out, in, alpha);
       };
-      return run<Cuda>(c, "the GPU", step, b7_device_copy_rate(bytes));
+      return run<Cuda>(
+          c, "the GPU",
+          StepFunctions<decltype(step), decltype(&b7_copy_device)>{step, &b7_copy_device},
+          b7_device_copy_rate(bytes));
 #else
       std::fprintf(stderr, "chunked-b7-benchmark: this build has no CUDA\n");
       return 1;
 #endif
     }
-    return run<Cpu>(c, "the CPU", step_host, host_copy_rate(bytes));
+    using HostFn = void (*)(const BlockInfo&, BlockView<double>, BlockView<const double>);
+    const HostFn step = c.probe == "interior" ? &interior_host : &step_host;
+    return run<Cpu>(c, "the CPU", StepFunctions<HostFn, HostFn>{step, &copy_host},
+                    host_copy_rate(bytes));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

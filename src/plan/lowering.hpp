@@ -27,6 +27,13 @@ struct Body {
   std::vector<StoredLeafInfo> stored;
 };
 
+/// True when `body` only copies the blocks of `n` (one stored leaf read in place, no operation):
+/// a consumer may then read or keep those blocks where they are instead of copying them.
+inline bool copies_blocks(const Body& body, const graph::Node* n) {
+  return body.prog.instrs.empty() && body.prog.leaves.size() == 1 && body.stored.size() == 1 &&
+         body.stored[0].node.get() == n;
+}
+
 /// Intermediates the planner decided to store although fusion could compute them in place.
 using ForcedSet = std::unordered_set<const graph::Node*>;
 

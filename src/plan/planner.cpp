@@ -184,6 +184,31 @@ std::uint32_t Planner::add_stage(Body body, const ChunkGrid& grid) {
   return static_cast<std::uint32_t>(plan.stages.size() - 1);
 }
 
+bool Planner::planned_blocks(const graph::Node& n, const Body& body, std::vector<TaskId>& ids) {
+  // A node read from memory (a scan, user blocks, assembled blocks) whose every block is the
+  // buffer of one task is persisted as those buffers: the executors keep result buffers even when
+  // other tasks read them too (a scan's next block reads its carry), so no block is copied.
+  const auto it = blocks_of_.find(&n);
+  if (it == blocks_of_.end() || !copies_blocks(body, &n))
+    return false;
+  std::vector<TaskId> found;
+  for (const InputRef& ref : it->second) {
+    if (ref.kind != InputRef::Kind::task)
+      return false;
+    const Output& out = plan.tasks[ref.task].output;
+    if (out.kind != Output::Kind::buffer || out.dtype != n.dtype)
+      return false;
+    found.push_back(ref.task);
+  }
+  // Each result block must be a buffer of its own.
+  std::vector<TaskId> sorted = found;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    return false;
+  ids = std::move(found);
+  return true;
+}
+
 void Planner::request(const Request& r) {
   if (r.kind == Request::Kind::destination &&
       (r.destination.shape != r.node->shape || r.destination.dtype != r.node->dtype))
@@ -195,15 +220,9 @@ void Planner::request(const Request& r) {
   materialize_reads(body);
   if (r.kind == Request::Kind::blocks) {
     std::vector<TaskId> ids;
-    if (r.node->kind == NodeKind::user) {
-      // Its user tasks' buffers are its blocks, and nothing else in a persist's plan reads them
-      // (so none is released): no copy of every block.
-      for (const InputRef& ref : blocks_of_.at(r.node.get()))
-        ids.push_back(ref.task);
-    } else {
+    if (!planned_blocks(*r.node, body, ids))
       plan_elementwise(r.node, std::move(body), Output{Output::Kind::buffer, r.node->dtype, 0, -1},
                        &ids);
-    }
     plan.result_blocks.push_back(std::move(ids));
     return;
   }

@@ -55,6 +55,9 @@ private:
   /// Plans every materialised node that `body` reads and all they read in turn, each before its
   /// readers, with an explicit stack: chains of stored intermediates may be any length.
   void materialize_reads(const Body& body);
+  /// For a persist of `n` whose lowered `body` only copies its blocks: when each block is
+  /// already one task's own buffer, those tasks (in block order) in `ids`, and true.
+  bool planned_blocks(const graph::Node& n, const Body& body, std::vector<TaskId>& ids);
   /// The program a materialised node's blocks are computed by (empty for stored data).
   Body materialize_program(const graph::NodePtr& n);
   /// The tasks of a materialised node from its program, once what that reads is planned.

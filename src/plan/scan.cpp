@@ -15,21 +15,11 @@
 
 namespace chunked::plan::detail {
 
-namespace {
-
-/// True when `body` only copies the blocks of `in`, which are already planned: the scan then
-/// reads them where they are rather than copying them first.
-bool copies_blocks(const Body& body, const graph::Node* in) {
-  return body.prog.instrs.empty() && body.prog.leaves.size() == 1 && body.stored.size() == 1 &&
-         body.stored[0].node.get() == in;
-}
-
-} // namespace
-
 std::vector<InputRef> Planner::plan_scan(const graph::NodePtr& n, Body body) {
   const auto& p = n->as<graph::ScanParams>();
   const graph::NodePtr& in = n->inputs[0];
-  // The scan's grid is its input's, so the input's blocks (C order) are the scan's blocks.
+  // The scan's grid is its input's, so the input's blocks (C order) are the scan's blocks; when
+  // they are already planned and only copied, the scan reads them where they are.
   std::vector<InputRef> blocks =
       copies_blocks(body, in.get()) && blocks_of_.count(in.get())
           ? blocks_of_.at(in.get())

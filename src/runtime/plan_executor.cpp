@@ -84,9 +84,43 @@ void PlanExecutor::dispatch(TaskId id, int worker) {
   }
 }
 
+namespace {
+
+/// Passes everything to `inner` but the release of result tasks' outputs (persist's blocks), which
+/// other tasks may read too: a scan's next block reads its carry from the block before.
+class KeepingResults final : public TaskExecutor {
+public:
+  KeepingResults(TaskExecutor& inner, std::vector<std::uint8_t> keep)
+      : inner_(inner), keep_(std::move(keep)) {}
+  std::uint64_t run(TaskId task, int worker) override { return inner_.run(task, worker); }
+  void release(TaskId task) override {
+    if (keep_[task] == 0)
+      inner_.release(task);
+  }
+
+private:
+  TaskExecutor& inner_;
+  std::vector<std::uint8_t> keep_;
+};
+
+} // namespace
+
 void run_plan(const plan::Plan& plan, TaskExecutor& exec, int workers,
               const ComputeOptions& options, std::span<const int> worker) {
-  run_graph(task_graph(plan, worker), exec, workers, options);
+  std::vector<std::uint8_t> keep(plan.tasks.size(), 0);
+  bool read_results = false;
+  for (const auto& ids : plan.result_blocks)
+    for (plan::TaskId id : ids)
+      keep[id] = 1;
+  for (const auto& deps : plan.deps)
+    for (plan::TaskId d : deps)
+      read_results = read_results || keep[d] != 0;
+  if (!read_results) {
+    run_graph(task_graph(plan, worker), exec, workers, options);
+    return;
+  }
+  KeepingResults keeping(exec, std::move(keep));
+  run_graph(task_graph(plan, worker), keeping, workers, options);
 }
 
 } // namespace chunked::runtime

@@ -221,8 +221,13 @@ TEST_F(Scans, ComposesWithSlicesElementwiseOperationsAndReductions) {
     EXPECT_TRUE(
         matches(cumsum(cumsum(x, 0), 1).compute(), ref_scan(ref_scan(ref, 0, false), 1, false)));
     EXPECT_TRUE(matches(cumsum(x, 1)(2).compute(), index(scanned, {index_t{2}})));
-    // A persisted scan reads as its values.
+    // A persisted scan reads as its values (its blocks are the scan's own buffers, which the next
+    // block along the axis reads for its carry while the computation runs).
     EXPECT_TRUE(matches(cumsum(x, 1).persist().compute(), scanned));
+    const auto down = cumsum(x, 0).persist();
+    EXPECT_TRUE(matches(down.compute(), ref_scan(ref, 0, false)));
+    EXPECT_TRUE(matches((down + 1.0).compute(),
+                        map(ref_scan(ref, 0, false), [](double v) { return v + 1.0; })));
   }
 }
 

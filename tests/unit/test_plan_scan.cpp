@@ -108,5 +108,16 @@ TEST(PlanScan, AScanReadByAReductionIsMaterialisedOnce) {
   EXPECT_NE(p.describe().find("scans: 3"), std::string::npos);
 }
 
+TEST(PlanScan, APersistedScanKeepsItsScanBuffersAsItsBlocks) {
+  const std::vector<double> values{1, 2, 3, 4, 5};
+  const auto x = from_host(std::span<const double>(values), Shape{5}, Chunks{2});
+  const Plan p = plan_of(cumsum(x, 0).node());
+  // No copy program after the scans: the result blocks are the scan tasks, in block order, although
+  // the next scan task reads each of them for its carry.
+  ASSERT_EQ(p.result_blocks.size(), 1u);
+  EXPECT_EQ(p.result_blocks[0], scan_tasks(p));
+  EXPECT_EQ(p.tasks.size(), 3u);
+}
+
 } // namespace
 } // namespace chunked::plan

@@ -119,7 +119,7 @@ template <Op O, class T> __global__ void scan_totals_kernel(T* totals, i64 outer
 constexpr int column_threads = 64;
 /// Elements of its column a thread loads before it combines any of them: the loads do not depend
 /// on the running value, so issued together they overlap their latency.
-constexpr int column_batch = 8;
+constexpr int column_batch = 32;
 
 /// Along an outer axis: thread (o, j) walks column j of outer index o down the axis, in index
 /// order, as the CPU does; neighbouring threads read neighbouring elements. A batch's loads all
