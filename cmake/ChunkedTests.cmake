@@ -6,6 +6,15 @@ include(GoogleTest)
 
 set(CHUNKED_TEST_TIMEOUT 300 CACHE STRING "Seconds one test case may run before ctest stops it")
 
+# chunked_test_code_options(<target>)
+# Test code is compiled at -O1 in optimised builds: its large template instantiations compile
+# 1.5x (Release) to 2.5x (the sanitizer builds) faster than at -O2/-O3, and the library it tests
+# keeps the build's own optimisation.
+function(chunked_test_code_options target)
+  target_compile_options(${target} PRIVATE
+    "$<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CONFIG:Release,RelWithDebInfo,MinSizeRel>>:-O1>")
+endfunction()
+
 # chunked_add_gtest(<name> SOURCES <file>... [INCLUDE_DIRS <dir>...] [LIBRARIES <lib>...]
 #                   [PREFIX <ctest name prefix>] [LABELS <label>...])
 # Builds a GoogleTest executable linked with chunked and registers each of its test cases with
@@ -15,6 +24,7 @@ function(chunked_add_gtest name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "PREFIX" "SOURCES;INCLUDE_DIRS;LIBRARIES;LABELS")
   add_executable(${name} ${arg_SOURCES})
   chunked_target_options(${name})
+  chunked_test_code_options(${name})
   # Tests may include the library's private headers (src/) as the library does.
   target_include_directories(${name} PRIVATE ${arg_INCLUDE_DIRS} "${PROJECT_SOURCE_DIR}/src")
   target_link_libraries(${name} PRIVATE chunked::chunked GTest::gtest_main ${arg_LIBRARIES})
