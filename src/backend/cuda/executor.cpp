@@ -3,6 +3,7 @@
 // and stream a task runs on, the events that order streams, and which kernels a task launches.
 // Memory (buffers, staging, the stored-input cache), launch geometry and the JIT are layers of
 // their own (memory.hpp, launch_geometry.hpp, jit.hpp).
+#include "backend/cuda/copy_rows.hpp"
 #include "backend/cuda/jit.hpp"
 #include "backend/cuda/launch_geometry.hpp"
 #include "backend/cuda/memory.hpp"
@@ -304,20 +305,25 @@ private:
     download_into(d, task.output.destination, std::move(block), program.size(), esize, scatter);
   }
 
+  /// A halo gather: each piece a copy program, run by the row copy where its rows allow.
   void run_gather(runtime::TaskId id, const plan::Task& task, int worker) override {
     DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
     auto out = d.memory.allocate(output_bytes(task.output, plan::ReduceOp::sum), d.stream());
+    const std::size_t esize = dtype_size(task.output.dtype);
     for (const auto& piece : plan_.gathers[task.index]) {
       const void* in = device_pointer(d, piece.source);
-      run_kernel(d, piece.program, std::span<const void* const>(&in, 1), out->data());
+      if (copies_rows(piece.program))
+        copy_rows(piece.program, in, out->data(), esize, d.stream());
+      else
+        run_kernel(d, piece.program, std::span<const void* const>(&in, 1), out->data());
     }
     outputs_[id] = std::move(out);
   }
 
   /// A reshape or concatenate block: each piece is a device-to-device copy on the task's stream,
-  /// by cudaMemcpyAsync where it is one contiguous run, else by the piece's copy kernel, as a
-  /// gather runs it (cudaMemcpy2DAsync moved rows of a pitch at a small fraction of the kernel's
-  /// rate: benchmarks/RESULTS.md, 2026-12-04).
+  /// by cudaMemcpyAsync where it is one contiguous run, else by the row copy or the piece's copy
+  /// kernel, as a gather runs it (cudaMemcpy2DAsync moved rows of a pitch at a small fraction of
+  /// the kernel's rate: benchmarks/RESULTS.md, 2026-12-04).
   void run_assemble(runtime::TaskId id, const plan::Task& task, int worker) override {
     DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
     const Stream& s = d.stream();
@@ -338,7 +344,10 @@ private:
                          d.id(), "(assembling a block)");
         continue;
       }
-      run_kernel(d, p, std::span<const void* const>(&in, 1), out->data());
+      if (copies_rows(p))
+        copy_rows(p, in, out->data(), static_cast<std::size_t>(esize), s);
+      else
+        run_kernel(d, p, std::span<const void* const>(&in, 1), out->data());
     }
     outputs_[id] = std::move(out);
   }
