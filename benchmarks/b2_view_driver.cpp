@@ -108,8 +108,8 @@ Timings measure(const Config& c, std::string name, std::span<const double> a, st
       const double got = out[static_cast<std::size_t>(i)];
       const double want = a[static_cast<std::size_t>(i)] / expected_sum;
       if (!(std::abs(got - want) <= 1e-9 * want))
-        throw std::runtime_error(fmt::format("{}: element {} is {:.17g}, expected {:.17g}", t.name,
-                                             i, got, want));
+        throw std::runtime_error(
+            fmt::format("{}: element {} is {:.17g}, expected {:.17g}", t.name, i, got, want));
       probes.push_back(got);
     }
     if (reference.empty())
@@ -179,14 +179,17 @@ int main(int argc, char** argv) try {
   }
   fmt::print("result:   ok at up to 1025 probes; bitwise the same for every input and run\n");
   if (!c.json.empty())
-    bench::write_file(c.json, machine.json_header("B2-view") +
-                                  fmt::format(R"(  "config": {{"elements": {}, "chunk_mib": {}, "backend": "{}", "repeat": {}}},
+    bench::write_file(
+        c.json,
+        machine.json_header("B2-view") +
+            fmt::format(
+                R"(  "config": {{"elements": {}, "chunk_mib": {}, "backend": "{}", "repeat": {}}},
   "inputs": [
 {}
   ]
 }}
 )",
-                                              n, c.chunk_mib, c.backend, c.repeat, json_inputs));
+                n, c.chunk_mib, c.backend, c.repeat, json_inputs));
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "chunked-b2-view-benchmark: %s\n", e.what());

@@ -146,8 +146,7 @@ public:
     unsigned long long active = 0;
     SOLVER_CUDA(cudaMemcpyAsync(&active, count_, sizeof active, cudaMemcpyDeviceToHost, stream_));
     // The state at this report is the baseline of the next one (a device-to-device copy).
-    SOLVER_CUDA(cudaMemcpyAsync(reported_, u_,
-                                static_cast<std::size_t>(n_ * n_) * sizeof(double),
+    SOLVER_CUDA(cudaMemcpyAsync(reported_, u_, static_cast<std::size_t>(n_ * n_) * sizeof(double),
                                 cudaMemcpyDeviceToDevice, stream_));
     SOLVER_CUDA(cudaStreamSynchronize(stream_));
     std::printf("step %5d  total heat %.6e  hottest %8.4f  mean %.6f  largest change %.4e  "

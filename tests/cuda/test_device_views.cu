@@ -169,8 +169,8 @@ TEST(DeviceViews, HostViewsOfPinnedAndPageableMemoryReachTheGpu) {
   for (index_t i = 0; i < n; ++i)
     pinned[i] = pageable[static_cast<std::size_t>(i)] = pattern(i);
   const std::vector<double> h(pinned, pinned + n);
-  for (const double* p : {static_cast<const double*>(pinned),
-                          static_cast<const double*>(pageable.data())}) {
+  for (const double* p :
+       {static_cast<const double*>(pinned), static_cast<const double*>(pageable.data())}) {
     const std::span<const double> data(p, static_cast<std::size_t>(n));
     const auto whole = from_host_view<Cuda>(data, Shape{n}, Chunks{n});
     const auto grid = from_host_view<Cuda>(data, Shape{1280, 4096}, Chunks{300, 1000});
@@ -180,7 +180,8 @@ TEST(DeviceViews, HostViewsOfPinnedAndPageableMemoryReachTheGpu) {
     for (index_t i = 0; i < b.shape()[0]; ++i)
       for (index_t j = 0; j < b.shape()[1]; ++j)
         ASSERT_EQ(b(i, j), h[static_cast<std::size_t>((7 + 3 * i) * 4096 + 999 + j)]);
-    EXPECT_EQ(grid.sum().item(), from_host<Cuda>(h, Shape{1280, 4096}, Chunks{300, 1000}).sum().item());
+    EXPECT_EQ(grid.sum().item(),
+              from_host<Cuda>(h, Shape{1280, 4096}, Chunks{300, 1000}).sum().item());
   }
   CUDA_OK(cudaFreeHost(pinned));
 }

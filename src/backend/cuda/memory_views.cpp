@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace chunked::cuda {
 
@@ -51,6 +52,57 @@ Scatter region_scatter(const plan::BorrowedRegion& region) {
   return s;
 }
 
+/// cudaMemcpy2D's and cudaMemcpy3DPeer's limit on pitches (cudaDevAttrMaxPitch is 2^31 - 1 on
+/// every GPU of CUDA 12 and 13): rows further apart are copied one by one.
+constexpr std::size_t max_pitch = (std::size_t{1} << 31) - 1;
+
+/// One end of a copy of rows: memory, the bytes between its rows, and its device (-1: host).
+struct RowsAt {
+  char* data;
+  std::size_t pitch;
+  int device;
+};
+
+/// Copies `height` rows of `row` bytes from `from` to `to`, enqueued on `stream` of `device`: one
+/// copy where the rows are contiguous at both ends, else a 2-D copy (a 3-D peer copy across
+/// devices), else, for pitches past the limit, one copy per row.
+void copy_rows(const RowsAt& to, const RowsAt& from, std::size_t row, std::size_t height,
+               cudaStream_t stream, int device, const std::string& what) {
+  const bool peer = from.device >= 0 && to.device >= 0 && from.device != to.device;
+  const cudaMemcpyKind kind =
+      from.device < 0 ? cudaMemcpyHostToDevice
+                      : (to.device < 0 ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice);
+  auto one = [&](char* dst, const char* src, std::size_t bytes) {
+    if (peer)
+      CHUNKED_CUDA_TRY(cudaMemcpyPeerAsync(dst, to.device, src, from.device, bytes, stream), device,
+                       what);
+    else
+      CHUNKED_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, kind, stream), device, what);
+  };
+  if (height == 1 || (from.pitch == row && to.pitch == row)) {
+    one(to.data, from.data, row * height);
+    return;
+  }
+  if (from.pitch > max_pitch || to.pitch > max_pitch) {
+    for (std::size_t r = 0; r < height; ++r)
+      one(to.data + r * to.pitch, from.data + r * from.pitch, row);
+    return;
+  }
+  if (!peer) {
+    CHUNKED_CUDA_TRY(
+        cudaMemcpy2DAsync(to.data, to.pitch, from.data, from.pitch, row, height, kind, stream),
+        device, what);
+    return;
+  }
+  cudaMemcpy3DPeerParms p{};
+  p.srcPtr = make_cudaPitchedPtr(from.data, from.pitch, row, height);
+  p.srcDevice = from.device;
+  p.dstPtr = make_cudaPitchedPtr(to.data, to.pitch, row, height);
+  p.dstDevice = to.device;
+  p.extent = make_cudaExtent(row, height, 1);
+  CHUNKED_CUDA_TRY(cudaMemcpy3DPeerAsync(&p, stream), device, what);
+}
+
 } // namespace
 
 bool DeviceMemory::page_locked(const void* p) {
@@ -88,27 +140,15 @@ std::shared_ptr<Buffer> DeviceMemory::copy_region(const plan::BorrowedRegion& re
       throw BackendError("Cuda backend: internal: a borrowed region has no 2-D copy geometry");
     const auto row = static_cast<std::size_t>(copies->width) * esize;
     const auto height = static_cast<std::size_t>(copies->height);
-    for (index_t o = 0; o < copies->outer; ++o) {
-      const char* from = src + pitched_copy_offset(scatter, o) * e;
-      char* to = out + static_cast<std::size_t>(o) * height * row;
-      const auto pitch = static_cast<std::size_t>(copies->pitch) * esize;
-      if (!from_device) {
-        CHUNKED_CUDA_TRY(cudaMemcpy2DAsync(to, row, from, pitch, row, height,
-                                           cudaMemcpyHostToDevice, stream.get()),
-                         device_,
-                         fmt::format("(copy of {} x {} bytes of a host view)", height, row));
-        continue;
-      }
-      cudaMemcpy3DPeerParms p{};
-      p.srcPtr = make_cudaPitchedPtr(const_cast<char*>(from), pitch, row, height);
-      p.srcDevice = space.device;
-      p.dstPtr = make_cudaPitchedPtr(to, row, row, height);
-      p.dstDevice = device_;
-      p.extent = make_cudaExtent(row, height, 1);
-      CHUNKED_CUDA_TRY(
-          cudaMemcpy3DPeerAsync(&p, stream.get()), device_,
-          fmt::format("(copy of {} x {} bytes of device {}'s memory)", height, row, space.device));
-    }
+    const auto pitch = static_cast<std::size_t>(copies->pitch) * esize;
+    const int source = from_device ? space.device : -1;
+    const std::string what =
+        fmt::format("(copy of {} x {} bytes of {})", height, row,
+                    from_device ? fmt::format("device {}'s memory", source) : "a host view");
+    for (index_t o = 0; o < copies->outer; ++o)
+      copy_rows({out + static_cast<std::size_t>(o) * height * row, row, device_},
+                {const_cast<char*>(src) + pitched_copy_offset(scatter, o) * e, pitch, source}, row,
+                height, stream.get(), device_, what);
     return dev;
   }
   // Pageable memory: packed into the staging ring piece by piece on the host (while the GPU
@@ -140,29 +180,17 @@ void DeviceMemory::copy_to_device(const void* block, std::size_t esize, const Sc
   const auto copies = pitched_copies(scatter);
   if (!copies)
     throw BackendError("Cuda backend: internal: a device destination has no 2-D copy geometry");
-  const auto* src = static_cast<const char*>(block);
+  auto* src = static_cast<char*>(const_cast<void*>(block));
   const auto row = static_cast<std::size_t>(copies->width) * esize;
   const auto height = static_cast<std::size_t>(copies->height);
   const auto pitch = static_cast<std::size_t>(copies->pitch) * esize;
-  for (index_t o = 0; o < copies->outer; ++o) {
-    char* to = dst + pitched_copy_offset(scatter, o) * static_cast<index_t>(esize);
-    const char* from = src + static_cast<std::size_t>(o) * height * row;
-    if (dst_device == device_) {
-      CHUNKED_CUDA_TRY(cudaMemcpy2DAsync(to, pitch, from, row, row, height,
-                                         cudaMemcpyDeviceToDevice, stream.get()),
-                       device_,
-                       fmt::format("(copy of {} x {} bytes to device memory)", height, row));
-      continue;
-    }
-    cudaMemcpy3DPeerParms p{};
-    p.srcPtr = make_cudaPitchedPtr(const_cast<char*>(from), row, row, height);
-    p.srcDevice = device_;
-    p.dstPtr = make_cudaPitchedPtr(to, pitch, row, height);
-    p.dstDevice = dst_device;
-    p.extent = make_cudaExtent(row, height, 1);
-    CHUNKED_CUDA_TRY(cudaMemcpy3DPeerAsync(&p, stream.get()), device_,
-                     fmt::format("(copy of {} x {} bytes to device {})", height, row, dst_device));
-  }
+  const std::string what =
+      fmt::format("(copy of {} x {} bytes to device {})", height, row, dst_device);
+  for (index_t o = 0; o < copies->outer; ++o)
+    copy_rows(
+        {dst + pitched_copy_offset(scatter, o) * static_cast<index_t>(esize), pitch, dst_device},
+        {src + static_cast<std::size_t>(o) * height * row, row, device_}, row, height, stream.get(),
+        device_, what);
 }
 
 } // namespace chunked::cuda
