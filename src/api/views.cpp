@@ -29,14 +29,17 @@ void check_pointer(const char* what, const void* data, std::size_t count, std::s
                      std::to_string(align) + "-byte alignment needed)");
 }
 
-/// BackendError unless this build has CUDA and `device` exists.
-void check_device(const char* what, int device) {
-  const runtime::Backend& cuda = runtime::cuda_backend();
-  if (!cuda.built())
+/// BackendError unless this build has CUDA.
+void check_built(const char* what) {
+  if (!runtime::cuda_backend().built())
     throw BackendError(std::string(what) +
                        ": this build of chunked has no CUDA support (configure with "
                        "CHUNKED_ENABLE_CUDA=ON)");
-  const int count = cuda.usable_devices();
+}
+
+/// BackendError unless CUDA device `device` exists.
+void check_device(const char* what, int device) {
+  const int count = runtime::cuda_backend().usable_devices();
   if (device < 0 || device >= count)
     throw BackendError(std::string(what) + ": CUDA device " + std::to_string(device) +
                        " does not exist (" + std::to_string(count) + " device(s) visible)");
@@ -78,23 +81,26 @@ graph::NodePtr borrow_host(const void* data, std::size_t count, std::size_t alig
 
 graph::NodePtr borrow_device(const void* data, std::size_t align, DType dtype, const Shape& shape,
                              const Chunks& chunks, int device, BackendKind backend) {
-  check_device("from_device", device);
+  // Checked from what is wrong everywhere to what depends on this machine's devices.
+  check_built("from_device");
   if (backend == BackendKind::cpu)
     throw ValueError("from_device: device memory is read by the Cuda or Auto backend, not Cpu");
   const auto count = static_cast<std::size_t>(shape.size());
   check_pointer("from_device", data, count, align);
+  check_device("from_device", device);
   check_on_device("from_device", data, count, device);
   return borrowed_node(data, dtype, shape, chunks, MemorySpace{MemorySpace::Kind::device, device});
 }
 
 void compute_to_device(const graph::NodePtr& node, void* out, std::size_t align, int device,
                        BackendKind backend, const ComputeOptions& options) {
-  check_device("to_device", device);
+  check_built("to_device");
   if (backend == BackendKind::cpu)
     throw ValueError("to_device: a Cpu array is computed on the CPU; compute it on the GPU as "
                      "x.to<chunked::Cuda>() (or chunked::Auto) to write device memory");
   const auto count = static_cast<std::size_t>(node->shape.size());
   check_pointer("to_device", out, count, align);
+  check_device("to_device", device);
   check_on_device("to_device", out, count, device);
   // By default the whole computation runs on the device that holds the result, so that every
   // kernel writes its block straight into it.
