@@ -79,6 +79,26 @@ TEST_F(Views, SlicesTransposesAndReductionsOfAViewMatchTheReference) {
   }
 }
 
+TEST_F(Views, ConcatenationsAndUserFunctionsReadCopiesOfItsBlocks) {
+  std::vector<double> host(30);
+  std::iota(host.begin(), host.end(), 0.0);
+  const auto x = from_host_view<Backend>(std::span<const double>(host), Shape{5, 6}, Chunks{2, 4});
+  const NDArray<double> c = concatenate({x, x * 10.0}, 0).compute();
+  EXPECT_EQ(c(4, 5), 29.0);
+  EXPECT_EQ(c(9, 5), 290.0);
+  if (!runs_on_gpu()) { // a host function: on a GPU the blocks are device memory
+    const auto twice = map_blocks<double>(
+        [](const BlockInfo&, BlockView<double> out, BlockView<const double> in) {
+          for (index_t i = 0; i < out.size(); ++i)
+            out.data[i] = 2 * in.data[i];
+        },
+        x);
+    const NDArray<double> t = twice.compute();
+    for (index_t i = 0; i < 30; ++i)
+      EXPECT_EQ(t.data()[i], 2.0 * static_cast<double>(i));
+  }
+}
+
 TEST_F(Views, TheViewIsReadWhenComputedAndPersistMakesAnOwnedCopy) {
   std::vector<double> host(24);
   std::iota(host.begin(), host.end(), 1.0);
