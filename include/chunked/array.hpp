@@ -239,6 +239,20 @@ public:
     detail::compute_into({{node_, out.data()}}, backend_traits<Backend>::kind, options);
   }
 
+  // ---- Views (interop): results written into caller device memory
+  /// Computes the whole array straight into CUDA device memory at `dev_out` on `device` (dense, C
+  /// order, size() elements): kernels on `device` write into it, with no copy through the host.
+  /// Without ComputeOptions::devices the computation runs on `device`; with them, blocks computed
+  /// on other devices arrive by peer copies. Returns when the values are there.
+  ///
+  /// BackendError in a build without CUDA or for a device that does not exist; ValueError for a
+  /// Cpu array (compute it as `.to<Cuda>()` or `.to<Auto>()`), and for a null pointer with
+  /// elements, one not aligned for T, or one that is not memory of `device`.
+  void to_device(T* dev_out, int device, const ComputeOptions& options = {}) const {
+    detail::compute_to_device(node_, dev_out, alignof(T), device, backend_traits<Backend>::kind,
+                              options);
+  }
+
 private:
   template <class I> static detail::IndexArg to_index_arg(I i) {
     if constexpr (std::is_same_v<I, Slice>)

@@ -77,7 +77,7 @@ void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
     plan::Request r;
     r.node = t.node;
     r.kind = plan::Request::Kind::destination;
-    r.destination = plan::Destination{t.data, t.node->dtype, t.node->shape, MemorySpace{}};
+    r.destination = plan::Destination{t.data, t.node->dtype, t.node->shape, t.space};
     requests.push_back(std::move(r));
   }
   plan::Plan p = plan::make_plan(requests, on.backend.task_split());

@@ -231,6 +231,10 @@ NodePtr make_arange(index_t length, index_t chunk, DType dtype, ops::Scalar star
                      ArangeParams{start, step}});
 }
 
+bool is_borrowed(const Node& n) {
+  return n.kind == NodeKind::stored && n.as<StoredParams>().data->borrowed != nullptr;
+}
+
 NodePtr make_stored(std::shared_ptr<const StoredData> data) {
   Shape shape = data->grid.shape();
   check_rank(shape);

@@ -148,6 +148,9 @@ struct TaskInput {
   InputRef ref;
   int leaf = -1;
   AffineMap map;
+  /// Borrowed regions (plan/borrowed.hpp): the leaf's map into a packed C-order copy of the
+  /// region, for backends that copy it rather than read it in place through `map`.
+  AffineMap packed;
 };
 
 struct Plan {
@@ -165,6 +168,8 @@ struct Plan {
   std::vector<std::vector<TaskId>> result_blocks;
   /// Keeps the graph (and so the stored buffers that InputRefs point at) alive.
   std::vector<graph::NodePtr> roots;
+  /// The regions of borrowed memory that stored InputRefs point at (plan/borrowed.hpp).
+  std::vector<std::shared_ptr<const Buffer>> borrowed_regions;
 
   /// Fills `out` with the program of a program task, for this block.
   void instantiate(TaskId task, BlockProgram& out) const;

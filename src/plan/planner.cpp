@@ -50,6 +50,10 @@ Body Planner::lower_root(const NodePtr& n) {
 }
 
 Body Planner::materialize_program(const NodePtr& n) {
+  // Borrowed memory is read in place by programs; only readers of whole C-order blocks
+  // (reshapes, concatenations, user functions) get copies of its blocks, made by this program.
+  if (graph::is_borrowed(*n))
+    return lower_root(n);
   if (n->kind == NodeKind::stored)
     return Body{};
   if (n->kind == NodeKind::assemble) {
@@ -82,7 +86,7 @@ void Planner::materialize_reads(const Body& body) {
   auto push_reads = [&](const Body& b) {
     std::vector<NodePtr> reads;
     for (auto it = b.stored.rbegin(); it != b.stored.rend(); ++it)
-      if (!blocks_of_.count(it->node.get()))
+      if (!blocks_of_.count(it->node.get()) && !(it->leaf >= 0 && graph::is_borrowed(*it->node)))
         reads.push_back(it->node);
     for (NodePtr& node : reads)
       stack.push_back(Pending{std::move(node), std::nullopt});
@@ -109,6 +113,9 @@ void Planner::materialize_reads(const Body& body) {
 }
 
 std::vector<InputRef> Planner::materialize_tasks(const NodePtr& n, Body body) {
+  if (graph::is_borrowed(*n))
+    return plan_elementwise(n, std::move(body), Output{Output::Kind::buffer, n->dtype, 0, -1},
+                            nullptr);
   if (n->kind == NodeKind::stored) {
     std::vector<InputRef> refs;
     for (const auto& b : n->as<graph::StoredParams>().data->blocks)

@@ -81,6 +81,13 @@ private:
   InputRef resolve_read(const StoredLeafInfo& info, const std::array<index_t, max_ndim>& origin,
                         const std::array<index_t, max_ndim>& extent, int ndim, AffineMap& map,
                         std::vector<TaskId>& deps);
+  /// A read of borrowed memory (from_host_view, from_device) over the box at `origin`: the
+  /// region of the caller's array it reads in place (the block holding the read, else its
+  /// bounding box; one per plan), `map` into it with the array's strides and `packed` into a
+  /// C-order copy of it. No task: the memory is there already.
+  InputRef read_borrowed(const StoredLeafInfo& info, const std::array<index_t, max_ndim>& origin,
+                         const std::array<index_t, max_ndim>& extent, int ndim, AffineMap& map,
+                         AffineMap& packed);
   /// The gather task copying the box of src at `lo` of extents `rext` (spanning its blocks
   /// `blo` to `bhi`) into one C-order buffer, made once per box.
   TaskId add_gather(const graph::Node& src, const std::vector<index_t>& lo,
@@ -147,6 +154,10 @@ private:
   ForcedSet forced_;
   std::map<std::tuple<const graph::Node*, std::vector<index_t>, std::vector<index_t>>, TaskId>
       gathers_;
+  /// Borrowed regions made so far, by (node, lo, extents).
+  std::map<std::tuple<const graph::Node*, std::vector<index_t>, std::vector<index_t>>,
+           const Buffer*>
+      borrowed_;
   TaskSplit split_;
 };
 

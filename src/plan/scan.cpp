@@ -42,7 +42,7 @@ std::vector<InputRef> Planner::plan_scan(const graph::NodePtr& n, Body body) {
     std::vector<TaskId> deps;
     const auto begin = static_cast<std::uint32_t>(plan.inputs.size());
     auto read = [&](const InputRef& ref) {
-      plan.inputs.push_back(TaskInput{ref, -1, {}});
+      plan.inputs.push_back(TaskInput{ref, -1, {}, {}});
       if (ref.kind == InputRef::Kind::task)
         deps.push_back(ref.task);
     };

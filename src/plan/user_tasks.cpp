@@ -153,7 +153,7 @@ std::vector<InputRef> Planner::plan_user(const graph::Node& n) {
     const auto begin = static_cast<std::uint32_t>(plan.inputs.size());
     for (const graph::NodePtr& in : n.inputs) {
       const InputRef ref = user_input(*in, plan.users[index], b, deps);
-      plan.inputs.push_back(TaskInput{ref, -1, {}});
+      plan.inputs.push_back(TaskInput{ref, -1, {}, {}});
     }
     const auto end = static_cast<std::uint32_t>(plan.inputs.size());
     const index_t elements = n.grid.block_shape(n.grid.block_index(b)).size();

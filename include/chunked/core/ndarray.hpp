@@ -5,6 +5,7 @@
 #include <chunked/core/buffer.hpp>
 #include <chunked/core/error.hpp>
 #include <chunked/core/shape.hpp>
+#include <chunked/core/view.hpp>
 
 #include <algorithm>
 #include <array>
@@ -74,6 +75,17 @@ public:
                        std::to_string(size_) + " elements); expected exactly one element");
     return data_[0];
   }
+
+  // ---- Views (interop): the array's memory as chunked::View / std::mdspan, not a copy
+  /// The array's memory as a View with C-order strides; valid while the NDArray lives and is
+  /// not moved from or assigned to.
+  View<T> view() { return View<T>::c_order(data_.get(), shape_); }
+  View<const T> view() const { return View<const T>::c_order(data_.get(), shape_); }
+#if defined(__cpp_lib_mdspan)
+  /// The same as a std::mdspan of rank N (N must equal ndim()), where the library has mdspan.
+  template <std::size_t N> auto mdspan() { return view().template to_mdspan<N>(); }
+  template <std::size_t N> auto mdspan() const { return view().template to_mdspan<N>(); }
+#endif
 
 private:
   struct Raw {};

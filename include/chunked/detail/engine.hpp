@@ -14,6 +14,8 @@ namespace chunked::detail {
 struct HostTarget {
   graph::NodePtr node;
   void* data;
+  /// Where `data` is: host memory, or a device's (ChunkedArray::to_device).
+  MemorySpace space{};
 };
 
 /// Plans all targets together (shared intermediates computed once) and runs them on `backend`.
@@ -30,5 +32,13 @@ graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend,
 /// `backend` reads fastest: pinned host memory when it runs on CUDA.
 graph::NodePtr store_host_data(const void* data, DType dtype, const Shape& shape,
                                const std::vector<index_t>& chunks, BackendKind backend);
+
+// ---- Views (interop): results in caller device memory
+/// ChunkedArray::to_device: computes `node` on CUDA straight into device memory at `out` of
+/// `device` (dense, C order; `align` is the element type's alignment). BackendError in a build
+/// without CUDA or for a device that does not exist; ValueError for a Cpu array and for a null,
+/// misaligned or non-device pointer (or one into another device's memory).
+void compute_to_device(const graph::NodePtr& node, void* out, std::size_t align, int device,
+                       BackendKind backend, const ComputeOptions& options);
 
 } // namespace chunked::detail

@@ -29,7 +29,16 @@ struct StoredData {
   DType dtype = DType::float64;
   ChunkGrid grid;
   std::vector<std::shared_ptr<Buffer>> blocks;
+  // ---- Borrowed memory (from_host_view, from_device)
+  /// When set, the values are not in `blocks` (empty) but in this one buffer of the whole array,
+  /// element (i_0, ...) at `sum_k i_k * strides[k]` (elements): memory the caller owns, which the
+  /// planner reads in place, block by block, at each block's offset.
+  std::shared_ptr<Buffer> borrowed;
+  std::vector<index_t> strides; ///< of `borrowed`, per axis, in elements
 };
+
+/// True for a stored node whose values are borrowed memory (StoredData::borrowed).
+bool is_borrowed(const Node& n);
 
 /// A counter-based random array (DESIGN section 4): element e depends on (seed, stream, e) only.
 struct RandomParams {

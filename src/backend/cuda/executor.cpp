@@ -201,6 +201,16 @@ private:
     return d.temps.back()->data();
   }
 
+  /// Whether `ref` is a region of borrowed memory (from_host_view, from_device) that this device
+  /// reads from a packed copy (device_pointer made it): host memory, or another device's.
+  static bool copies_borrowed_region(const DeviceSlot& d, const InputRef& ref) {
+    if (ref.kind != InputRef::Kind::stored ||
+        !dynamic_cast<const plan::BorrowedRegion*>(ref.stored))
+      return false;
+    const MemorySpace space = ref.stored->space();
+    return !(space.kind == MemorySpace::Kind::device && space.device == d.id());
+  }
+
   /// The lane's scratch, at least `bytes` large. Kernels on the lane's stream use it one after
   /// the other, so one buffer per stream serves them all; a larger one replaces it in order.
   static void* scratch(DeviceSlot& d, std::size_t bytes = default_scratch_bytes) {
@@ -275,7 +285,13 @@ private:
   /// places it; the block is freed on the task's stream after the copies.
   void download_into(DeviceSlot& d, int destination, std::shared_ptr<Buffer> block, index_t size,
                      std::size_t esize, const Scatter& scatter) {
-    auto* dst = static_cast<char*>(plan_.destinations[static_cast<std::size_t>(destination)].data);
+    const plan::Destination& to = plan_.destinations[static_cast<std::size_t>(destination)];
+    auto* dst = static_cast<char*>(to.data);
+    if (to.space.kind == MemorySpace::Kind::device) { // to_device: no trip through the host
+      d.memory.copy_to_device(block->data(), esize, scatter, dst, to.space.device, d.stream());
+      d.temps.push_back(std::move(block));
+      return;
+    }
     d.memory.download(block->data(), size, esize, scatter, dst,
                       pinned_destination_[static_cast<std::size_t>(destination)] != 0, d.stream());
     d.temps.push_back(std::move(block));
@@ -289,8 +305,20 @@ private:
     thread_local std::vector<const void*> inputs;
     plan_.instantiate(id, program);
     inputs.clear();
-    for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
-      inputs.push_back(device_pointer(d, plan_.inputs[j].ref));
+    for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j) {
+      const plan::TaskInput& in = plan_.inputs[j];
+      inputs.push_back(device_pointer(d, in.ref));
+      if (copies_borrowed_region(d, in.ref)) // read packed, not with the caller's strides
+        program.leaves[static_cast<std::size_t>(in.leaf)].map = in.packed;
+    }
+    const plan::Destination* dst = task.output.kind == Output::Kind::destination
+                                       ? &plan_.destinations[task.output.destination]
+                                       : nullptr;
+    if (dst && dst->space.kind == MemorySpace::Kind::device && dst->space.device == d.id()) {
+      // to_device on this device: the kernel writes the block straight into the caller's memory.
+      run_kernel(d, program, inputs, dst->data);
+      return;
+    }
     if (task.output.kind != Output::Kind::destination) {
       auto out = d.memory.allocate(output_bytes(task.output, program.sink.op), d.stream());
       run_kernel(d, program, inputs, out->data());

@@ -60,6 +60,8 @@ DeviceMemory::StagingSlot& DeviceMemory::next_staging() {
 }
 
 std::shared_ptr<Buffer> DeviceMemory::upload(const Buffer& host, const Stream& stream) {
+  if (const auto* region = dynamic_cast<const plan::BorrowedRegion*>(&host))
+    return copy_region(*region, stream);
   auto dev = allocate(host.bytes(), stream);
   if (dynamic_cast<const PinnedBuffer*>(&host)) {
     CHUNKED_CUDA_TRY(cudaMemcpyAsync(dev->data(), host.data(), host.bytes(), cudaMemcpyHostToDevice,
@@ -81,6 +83,8 @@ std::shared_ptr<Buffer> DeviceMemory::upload(const Buffer& host, const Stream& s
 }
 
 std::shared_ptr<Buffer> DeviceMemory::copy_from_peer(const Buffer& source, const Stream& stream) {
+  if (const auto* region = dynamic_cast<const plan::BorrowedRegion*>(&source))
+    return copy_region(*region, stream);
   auto dev = allocate(source.bytes(), stream);
   CHUNKED_CUDA_TRY(
       cudaMemcpyPeerAsync(dev->data(), device_, source.data(), source.space().device,

@@ -8,6 +8,7 @@
 #include "backend/cuda/launch_geometry.hpp"
 
 #include "backend/cuda/runtime.hpp"
+#include "plan/borrowed.hpp"
 
 #include <cstddef>
 #include <functional>
@@ -63,6 +64,13 @@ public:
   /// Waits for the staging ring's copies and does the host work that waited for them.
   void settle_staging();
 
+  // ---- Views (interop): borrowed regions and device destinations
+  /// Copies the dense block at `block` (on this device) into device memory of `dst_device` at
+  /// `dst` where `scatter` places it, enqueued on `stream`: 2-D copies within the device, 3-D peer
+  /// copies across devices.
+  void copy_to_device(const void* block, std::size_t esize, const Scatter& scatter, char* dst,
+                      int dst_device, const Stream& stream);
+
 private:
   /// One pinned staging buffer of the ring, with the event of the last copy through it and the
   /// host work that waits for that copy (spreading a downloaded piece into its destination).
@@ -85,6 +93,12 @@ private:
   StagingSlot& next_staging();
   bool copy_to_pinned(const void* block, const Scatter& scatter, char* dst, std::size_t esize,
                       const Stream& stream);
+  /// A packed C-order device copy of a borrowed region (plan/borrowed.hpp) in host memory or on
+  /// another device: straight 2-D copies from page-locked memory, through the staging ring from
+  /// pageable memory, 3-D peer copies from another device.
+  std::shared_ptr<Buffer> copy_region(const plan::BorrowedRegion& region, const Stream& stream);
+  /// Whether host memory at `p` is page-locked, asked of CUDA once per computation and address.
+  bool page_locked(const void* p);
 
   int device_;
   std::shared_ptr<MemoryBudget> budget_;
@@ -94,6 +108,7 @@ private:
   std::unordered_map<const Buffer*, Upload> uploads_;         ///< stored inputs on this device
   std::unordered_map<const Buffer*, std::size_t> reads_left_; ///< by this device's tasks
   std::vector<Upload> retired_; ///< freed once the running task's work is queued
+  std::unordered_map<const void*, bool> page_locked_; ///< borrowed host arrays, by address
 };
 
 /// Makes `stream` wait for `event` (recorded on device `device`).

@@ -272,6 +272,17 @@ int usable_device_count() {
   return count;
 }
 
+int pointer_device(const void* p) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, p) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  const bool on_device =
+      attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
+  return on_device ? attributes.device : -1;
+}
+
 std::shared_ptr<Buffer> download(const Buffer& device_buffer) {
   auto host = make_host_buffer(device_buffer.bytes());
   const int device = device_buffer.space().device;

@@ -36,4 +36,9 @@ std::shared_ptr<Buffer> make_transfer_buffer(std::size_t bytes,
 /// persist() left on a GPU.
 std::shared_ptr<Buffer> download(const Buffer& device_buffer);
 
+// ---- Views (interop): borrowed device memory
+/// The device whose memory `p` points into (device memory, or managed memory that lives on a
+/// device), or -1 for host memory and pointers CUDA does not know (-1 without CUDA).
+int pointer_device(const void* p);
+
 } // namespace chunked::cuda
