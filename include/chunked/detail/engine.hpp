@@ -31,4 +31,11 @@ graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend,
 graph::NodePtr store_host_data(const void* data, DType dtype, const Shape& shape,
                                const std::vector<index_t>& chunks, BackendKind backend);
 
+// ---- Asynchronous compute (runtime/job.hpp) ----
+
+/// What compute_into and persist check before planning: `options` (ValueError) and that
+/// `backend` can run here (BackendError). The async entry points call it, so that these errors
+/// come from the call rather than from Job::get().
+void check_compute(BackendKind backend, const ComputeOptions& options);
+
 } // namespace chunked::detail
