@@ -3,9 +3,9 @@
 // the synchronous results (several element types, ragged chunks, shared intermediates); wait,
 // ready and get; errors rethrown as the synchronous call throws them; cancel (queued tasks
 // dropped, the runtime usable after); destroying a running Job; and many jobs from several
-// threads on the same arrays at once (run under ThreadSanitizer in CI). Tests that block a
-// computation use a host callable (map_blocks), so they run where the backend computes on the
-// host; the others run on every backend.
+// threads on the same arrays at once (run under ThreadSanitizer in CI). Tests that stop a
+// computation midway hold it in a map_blocks callable, which runs on a host thread on every
+// backend.
 #pragma once
 
 #include "support/backend.hpp"
@@ -46,9 +46,14 @@ ComputeOptions few_threads() {
 D input_x() { return Generator(11).normal<double, Backend>(Shape{37, 23}, Chunks{8, 5}); }
 D input_y() { return Generator(12).uniform<double, Backend>(Shape{37, 23}, Chunks{10, 23}); }
 
-/// Makes the calls of a map_blocks callable wait until the test opens the gate, so that a test
-/// knows a job is unfinished without relying on timing.
+/// Makes a map_blocks callable stop at its `block_at`-th call until the test opens the gate, so
+/// that a test knows a job is unfinished, with work done before it, without relying on timing.
+/// The callable copies its block on the host and leaves device blocks unwritten (their values
+/// are never read): it runs on the host thread of the task on every backend, so the gate works
+/// on a GPU too.
 struct Gate {
+  explicit Gate(int block_at) : block_at(block_at) {}
+  const int block_at;
   std::atomic<int> calls{0};  // calls that started
   std::atomic<int> inside{0}; // calls not yet returned
   std::atomic<bool> open{false};
@@ -56,29 +61,35 @@ struct Gate {
   /// x, with every block passing through the gate.
   D through(const D& x) {
     return map_blocks<double>(
-        [this](const BlockInfo&, BlockView<double> out, BlockView<const double> in) {
+        [this](const BlockInfo& info, BlockView<double> out, BlockView<const double> in) {
           ++inside;
-          ++calls;
-          while (!open.load())
-            std::this_thread::yield();
-          for (index_t i = 0; i < out.size(); ++i)
-            out.data[i] = in.data[i];
+          if (++calls >= block_at)
+            while (!open.load())
+              std::this_thread::yield();
+          if (info.device < 0)
+            for (index_t i = 0; i < out.size(); ++i)
+              out.data[i] = in.data[i];
           --inside;
         },
         x);
   }
-  void wait_for_first_call() const {
-    while (calls.load() == 0)
+  void wait_until_stopped() const {
+    while (calls.load() < block_at)
       std::this_thread::yield();
   }
 };
 
-/// The suite's host callables need a backend that runs them on the host.
-#define CHUNKED_ASYNC_SKIP_UNLESS_HOST()                                                           \
-  do {                                                                                             \
-    if (::chunked::test::runs_on_gpu())                                                            \
-      GTEST_SKIP() << "host callables; the GPU's cancel path is tested with a long random sum";    \
-  } while (false)
+/// Options for the gate's computations: two CPU workers, or one GPU (one worker), so that the
+/// tasks started when a cancel comes are known.
+ComputeOptions gated_options() {
+  ComputeOptions o = few_threads();
+  if (runs_on_gpu())
+    o.devices = {0};
+  return o;
+}
+
+/// Workers of gated_options().
+int gated_workers() { return runs_on_gpu() ? 1 : 2; }
 
 TEST_F(Async, ComputeAsyncEqualsComputeBitwise) {
   const D x = input_x(), y = input_y();
@@ -190,12 +201,11 @@ TEST_F(Async, GetRethrowsWhatTheSynchronousCallThrows) {
 }
 
 TEST_F(Async, CancelDropsQueuedTasks) {
-  CHUNKED_ASYNC_SKIP_UNLESS_HOST();
-  Gate gate;
+  Gate gate(10);
   const D x = Generator(3).normal<double, Backend>(Shape{64, 64}, Chunks{4, 4}); // 256 blocks
-  const auto y = gate.through(x).sum();
-  auto job = y.compute_async(few_threads());
-  gate.wait_for_first_call();
+  const auto y = gate.through(x).sum(Axes{0});
+  auto job = y.compute_async(gated_options());
+  gate.wait_until_stopped(); // 9 blocks went through: their partial sums are held
   const Progress running = job.progress();
   EXPECT_GT(running.blocks_total, 0);
   EXPECT_LT(running.blocks_done, running.blocks_total);
@@ -206,15 +216,18 @@ TEST_F(Async, CancelDropsQueuedTasks) {
   EXPECT_TRUE(job.ready());
   EXPECT_EQ(gate.inside.load(), 0);
   // Only the tasks that had started when the cancel came ran: one per worker at most.
-  EXPECT_LE(gate.calls.load(), 2);
+  EXPECT_LE(gate.calls.load(), gate.block_at + gated_workers() - 1);
   try {
     job.get();
     ADD_FAILURE() << "get() after cancel() returned";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("cancelled"), std::string::npos) << e.what();
   }
-  // The runtime computes as before.
-  EXPECT_TRUE(bitwise_equal(y.compute(few_threads()), x.sum().compute(few_threads())));
+  // The runtime computes as before, the same graph included.
+  EXPECT_TRUE(bitwise_equal(x.sum(Axes{0}).compute_async().get(), x.sum(Axes{0}).compute()));
+  if (!runs_on_gpu()) {
+    EXPECT_TRUE(bitwise_equal(y.compute(few_threads()), x.sum(Axes{0}).compute(few_threads())));
+  }
 }
 
 TEST_F(Async, CancelALongComputation) {
@@ -233,22 +246,22 @@ TEST_F(Async, CancelALongComputation) {
 }
 
 TEST_F(Async, DestroyingARunningJobWaitsForItsTasks) {
-  CHUNKED_ASYNC_SKIP_UNLESS_HOST();
-  Gate gate;
   const D x = Generator(4).normal<double, Backend>(Shape{64, 64}, Chunks{4, 4});
-  {
-    auto job = gate.through(x).sum().compute_async(few_threads());
-    gate.wait_for_first_call();
-    // Opens the gate while the Job's destructor waits (or, on a loaded machine, just before).
-    std::thread opener([&] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      gate.open = true;
-    });
-    job = Job<NDArray<double>>(); // destroys the running job
-    EXPECT_EQ(gate.inside.load(), 0);
-    opener.join();
-  }
-  // The gate goes out of scope here: a task still running would read it after (ASan, TSan).
+  Gate gate(5);
+  auto job = gate.through(x).sum().compute_async(gated_options());
+  gate.wait_until_stopped();
+  // Opens the gate while the Job's destructor waits (or, on a loaded machine, just before).
+  std::thread opener([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    gate.open = true;
+  });
+  job = Job<NDArray<double>>(); // destroys the running job
+  EXPECT_FALSE(job.valid());
+  EXPECT_EQ(gate.inside.load(), 0); // its running task finished, and none runs after
+  const int calls = gate.calls.load();
+  opener.join();
+  EXPECT_EQ(gate.calls.load(), calls);
+  EXPECT_TRUE(bitwise_equal(x.sum().compute_async().get(), x.sum().compute()));
 }
 
 TEST_F(Async, ManyJobsFromSeveralThreadsOnTheSameArrays) {
