@@ -72,8 +72,10 @@ private:
 /// that throws, a CUDA error) by get(), as the same exception, of the same type, as the
 /// synchronous call would have thrown.
 ///
-/// **Cancellation.** cancel() drops the tasks that have not started; those running finish, then
-/// every buffer the computation held is released and the runtime is ready for the next one.
+/// **Cancellation.** cancel() drops the tasks that have not started; those running finish (on a
+/// GPU, with the work they queued), then every buffer the computation held is released and the
+/// runtime is ready for the next one. The flag is read before each task: planning under way when
+/// it comes runs to its end first, then no task starts.
 /// After cancel() of a job that had not finished, get() throws chunked::Error saying so.
 /// Destroying a Job that has not finished cancels it and waits for its running tasks: it never
 /// outlives its Job, so a Job going out of scope never leaks nor writes into freed memory.
