@@ -11,6 +11,7 @@
 #include <chunked/detail/promotion.hpp>
 #include <chunked/graph/node.hpp>
 #include <chunked/runtime/compute_options.hpp>
+#include <chunked/runtime/job.hpp>
 
 #include <initializer_list>
 #include <optional>
@@ -253,6 +254,21 @@ public:
                               options);
   }
 
+  // ---- Asynchronous compute (runtime/job.hpp) ----
+
+  /// compute(options) on a thread of its own: returns at once with a Job whose get() gives the
+  /// NDArray (bitwise the one compute() gives). Bad options (ValueError) and an unusable backend
+  /// (BackendError) throw here; every other error comes from get(). See chunked::Job.
+  Job<NDArray<T>> compute_async(const ComputeOptions& options = {}) const {
+    detail::check_compute(backend_traits<Backend>::kind, options);
+    return Job<NDArray<T>>::start([x = *this, options] { return x.compute(options); });
+  }
+  /// persist(options) on a thread of its own, as compute_async().
+  Job<ChunkedArray> persist_async(const ComputeOptions& options = {}) const {
+    detail::check_compute(backend_traits<Backend>::kind, options);
+    return Job<ChunkedArray>::start([x = *this, options] { return x.persist(options); });
+  }
+
 private:
   template <class I> static detail::IndexArg to_index_arg(I i) {
     if constexpr (std::is_same_v<I, Slice>)
@@ -285,6 +301,22 @@ template <class... A> auto compute(const ComputeOptions& options, const A&... ar
   std::apply([&](auto&... nd) { (targets.push_back({arrays.node(), nd.data()}), ...); }, out);
   detail::compute_into(targets, backend_traits<B>::kind, options);
   return out;
+}
+
+/// chunked::compute(options, arrays...) on a thread of its own (one plan; shared intermediates
+/// computed once): returns at once with a Job whose get() gives the std::tuple of NDArray. Bad
+/// options and an unusable backend throw here, everything else from get(); see chunked::Job.
+/// The job holds its own references to the arrays' graphs.
+template <class... A> auto submit(const ComputeOptions& options, const A&... arrays) {
+  static_assert(sizeof...(A) > 0, "chunked::submit needs at least one array");
+  static_assert((is_chunked_array_v<A> && ...),
+                "chunked::submit: the arrays must be ChunkedArrays");
+  using B = typename std::tuple_element_t<0, std::tuple<A...>>::backend_type;
+  static_assert((std::is_same_v<typename A::backend_type, B> && ...),
+                "chunked::submit: all arrays must use the same backend (use .to<B>())");
+  detail::check_compute(backend_traits<B>::kind, options);
+  using Result = std::tuple<NDArray<typename A::value_type>...>;
+  return Job<Result>::start([options, arrays...] { return chunked::compute(options, arrays...); });
 }
 
 } // namespace chunked

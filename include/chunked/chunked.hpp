@@ -22,6 +22,7 @@
 #include <chunked/reductions.hpp>
 #include <chunked/reshape.hpp>
 #include <chunked/runtime/compute_options.hpp>
+#include <chunked/runtime/job.hpp>
 #include <chunked/runtime/progress.hpp>
 #include <chunked/scans.hpp>
 #include <chunked/shape_ops.hpp>

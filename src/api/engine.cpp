@@ -51,6 +51,13 @@ Resolved resolve(BackendKind requested) {
   return {cpu, cpu.usable_devices()};
 }
 
+/// The checks of every computation before it plans (check_compute): its options, then its
+/// backend, resolved.
+Resolved checked(BackendKind backend, const ComputeOptions& options) {
+  validate(options);
+  return resolve(backend);
+}
+
 /// Runs a plan on its resolved backend; allocation failures of the run's own bookkeeping come out
 /// as OutOfMemory like those of its buffers.
 std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, const Resolved& on,
@@ -66,8 +73,7 @@ std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, const Resolved& o
 
 void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
                   const ComputeOptions& options) {
-  validate(options);
-  const Resolved on = resolve(backend);
+  const Resolved on = checked(backend, options);
   // Empty arrays have nothing to compute, but they run an empty plan on the backend all the same,
   // so that its options and devices are checked as for any other array.
   std::vector<plan::Request> requests;
@@ -86,8 +92,7 @@ void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
 
 graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend,
                        const ComputeOptions& options) {
-  validate(options);
-  const Resolved on = resolve(backend);
+  const Resolved on = checked(backend, options);
   plan::Request r;
   r.node = node;
   r.kind = plan::Request::Kind::blocks;
@@ -99,6 +104,10 @@ graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend,
   for (plan::TaskId id : p.result_blocks[0])
     data->blocks.push_back(std::move(outputs[id]));
   return graph::make_stored(std::move(data));
+}
+
+void check_compute(BackendKind backend, const ComputeOptions& options) {
+  checked(backend, options);
 }
 
 graph::NodePtr store_host_data(const void* data, DType dtype, const Shape& shape,

@@ -15,6 +15,7 @@ ProgressReporter::ProgressReporter(const ComputeOptions& options, index_t blocks
   if (options.progress_bar)
     bar_ = std::make_unique<ProgressBar>();
   enabled_ = callback_ || bar_ != nullptr;
+  counting_ = enabled_;
 }
 
 ProgressReporter::~ProgressReporter() = default;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // run_graph: join-counter scheduling of a TaskGraph on worker threads or inline.
 #include "runtime/scheduler.hpp"
+#include "runtime/job_control.hpp"
 
 #include <chunked/core/error.hpp>
 
@@ -22,6 +23,13 @@ namespace {
 
 using Counter = std::atomic<std::uint32_t>;
 using Clock = std::chrono::steady_clock;
+
+/// The job's cancel flag (null outside a Job): read before each task starts.
+using CancelFlag = const std::atomic<bool>*;
+
+bool cancel_requested(CancelFlag cancel) {
+  return cancel && cancel->load(std::memory_order_relaxed);
+}
 
 // Min-heaps of ready task ids: the lowest id is the task the planner wants first. A list pushed in
 // increasing order is already a valid heap, which is how the initial ready tasks arrive.
@@ -100,10 +108,10 @@ struct alignas(64) WorkerSlot {
 class ThreadedRun {
 public:
   ThreadedRun(const TaskGraph& graph, TaskExecutor& executor, int num_workers,
-              ProgressReporter& progress)
-      : graph_(graph), executor_(executor), progress_(progress), num_workers_(num_workers),
-        successors_(graph), join_(new Counter[graph.size()]), consumers_(new Counter[graph.size()]),
-        finished_(new std::uint8_t[graph.size()]()),
+              ProgressReporter& progress, CancelFlag cancel)
+      : graph_(graph), executor_(executor), progress_(progress), cancel_(cancel),
+        num_workers_(num_workers), successors_(graph), join_(new Counter[graph.size()]),
+        consumers_(new Counter[graph.size()]), finished_(new std::uint8_t[graph.size()]()),
         slots_(new WorkerSlot[static_cast<std::size_t>(num_workers)]), remaining_(graph.size()) {
     const std::size_t n = graph.size();
     std::vector<std::size_t> pinned_count(static_cast<std::size_t>(num_workers), 0);
@@ -194,6 +202,12 @@ private:
       const bool timed = num_workers_ > 1 && (limit > 1 || ++visits % 8 == 0);
       const auto start = timed ? Clock::now() : Clock::time_point{};
       while (done < limit && !taken.empty() && !stopping_.load(std::memory_order_relaxed)) {
+        if (cancel_requested(cancel_)) {
+          // Dropped like the tasks after a failure: the workers stop, held outputs are released.
+          record_error(std::make_exception_ptr(Error(cancelled_message)));
+          ok = false;
+          break;
+        }
         const TaskId task = heap_pop(taken);
         const std::size_t first_new = ready.size();
         ok = run_task(task, w, ready);
@@ -354,6 +368,7 @@ private:
   const TaskGraph& graph_;
   TaskExecutor& executor_;
   ProgressReporter& progress_;
+  const CancelFlag cancel_;
   const int num_workers_;
   const Successors successors_;
   std::unique_ptr<Counter[]> join_;          // dependencies not yet finished
@@ -371,7 +386,8 @@ private:
 };
 
 // Single worker in id order: ids are topological, so the lowest ready task is always the next id.
-void run_inline(const TaskGraph& graph, TaskExecutor& executor, ProgressReporter& progress) {
+void run_inline(const TaskGraph& graph, TaskExecutor& executor, ProgressReporter& progress,
+                CancelFlag cancel) {
   const std::size_t n = graph.size();
   std::vector<std::uint32_t> consumers(n, 0);
   for (TaskId t = 0; t < n; ++t)
@@ -380,6 +396,8 @@ void run_inline(const TaskGraph& graph, TaskExecutor& executor, ProgressReporter
   std::size_t finished = 0;
   try {
     for (TaskId t = 0; t < n; ++t) {
+      if (cancel_requested(cancel))
+        throw Error(cancelled_message);
       const std::uint64_t bytes = executor.run(t, std::max(graph.worker(t), 0));
       finished = t + 1;
       for (TaskId d : graph.dependencies(t))
@@ -404,6 +422,26 @@ void run_inline(const TaskGraph& graph, TaskExecutor& executor, ProgressReporter
   progress.finish();
 }
 
+/// Makes a job's progress() read a run's counts while it lasts.
+class AttachedToJob {
+public:
+  AttachedToJob(JobControl* job, ProgressReporter& progress) : job_(job) {
+    if (!job_)
+      return;
+    progress.count_always();
+    job_->attach(progress);
+  }
+  ~AttachedToJob() {
+    if (job_)
+      job_->detach();
+  }
+  AttachedToJob(const AttachedToJob&) = delete;
+  AttachedToJob& operator=(const AttachedToJob&) = delete;
+
+private:
+  JobControl* job_;
+};
+
 } // namespace
 
 void run_graph(const TaskGraph& graph, TaskExecutor& executor, int num_workers,
@@ -414,9 +452,19 @@ void run_graph(const TaskGraph& graph, TaskExecutor& executor, int num_workers,
   if (graph.max_worker() >= num_workers)
     throw ValueError("run_graph: a task is pinned to worker " + std::to_string(graph.max_worker()) +
                      " but there are only " + std::to_string(num_workers) + " workers");
+  // The job this thread computes for is this run's; a computation that one of its tasks starts
+  // on this thread is a computation of its own.
+  JobControl* const job = current_job();
+  const JobScope tasks_outside_job(nullptr);
   ProgressReporter progress(options, static_cast<index_t>(graph.num_blocks()));
+  const AttachedToJob attached(job, progress); // after `progress`, so gone before it
+  const CancelFlag cancel = job ? &job->flag() : nullptr;
+  if (cancel_requested(cancel)) {
+    progress.finish(true);
+    throw Error(cancelled_message);
+  }
   if (options.scheduler == Scheduler::single_threaded) {
-    run_inline(graph, executor, progress);
+    run_inline(graph, executor, progress, cancel);
     return;
   }
   if (graph.empty()) {
@@ -427,7 +475,7 @@ void run_graph(const TaskGraph& graph, TaskExecutor& executor, int num_workers,
   const int workers = std::max(
       static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(num_workers), graph.size())),
       graph.max_worker() + 1);
-  ThreadedRun(graph, executor, workers, progress).execute();
+  ThreadedRun(graph, executor, workers, progress, cancel).execute();
 }
 
 int default_num_threads(const ComputeOptions& options) {

@@ -41,6 +41,10 @@ public:
 /// exception is rethrown here, whatever its type. The graph, the executor and the scheduler can
 /// be used again afterwards.
 ///
+/// Run for a chunked::Job (its thread calls run_graph; see job_control.hpp), the job's progress
+/// reads this run's counts, and its cancel flag is read before each task starts: once set, the
+/// run ends as after a failure, with chunked::Error(cancelled_message).
+///
 /// Throws ValueError when `num_workers < 1` or a task is pinned to a worker `>= num_workers`.
 void run_graph(const TaskGraph& graph, TaskExecutor& executor, int num_workers,
                const ComputeOptions& options);

@@ -41,4 +41,11 @@ graph::NodePtr store_host_data(const void* data, DType dtype, const Shape& shape
 void compute_to_device(const graph::NodePtr& node, void* out, std::size_t align, int device,
                        BackendKind backend, const ComputeOptions& options);
 
+// ---- Asynchronous compute (runtime/job.hpp) ----
+
+/// What compute_into and persist check before planning: `options` (ValueError) and that
+/// `backend` can run here (BackendError). The async entry points call it, so that these errors
+/// come from the call rather than from Job::get().
+void check_compute(BackendKind backend, const ComputeOptions& options);
+
 } // namespace chunked::detail

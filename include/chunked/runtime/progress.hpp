@@ -54,9 +54,13 @@ public:
   /// True when there is a callback or a bar to report to.
   bool enabled() const { return enabled_; }
 
+  /// Counts work even with nothing to report to, for snapshot() (a Job's progress()). Call
+  /// before the workers start.
+  void count_always() { counting_ = true; }
+
   /// Counts finished work. Thread-safe and lock-free.
   void add(index_t blocks, std::uint64_t bytes) {
-    if (!enabled_)
+    if (!counting_)
       return;
     blocks_done_.fetch_add(blocks, std::memory_order_relaxed);
     bytes_done_.fetch_add(bytes, std::memory_order_relaxed);
@@ -77,6 +81,7 @@ private:
   void report_locked(const Progress& p);
 
   bool enabled_ = false;
+  bool counting_ = false; // enabled_, or count_always()
   /// A copy of the caller's `on_progress`, made when the computation starts: the callback may
   /// clear or replace the caller's one (or the options may go away) while it runs.
   std::function<void(const Progress&)> callback_;
