@@ -26,3 +26,4 @@
 #include <chunked/scans.hpp>
 #include <chunked/shape_ops.hpp>
 #include <chunked/user_code.hpp>
+#include <chunked/runtime/memory_resource.hpp>

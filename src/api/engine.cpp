@@ -4,6 +4,7 @@
 #include "core/memory_budget.hpp"
 #include "plan/plan.hpp"
 #include "runtime/backend.hpp"
+#include "runtime/compute_options_checks.hpp"
 #include "runtime/parallel_for.hpp"
 #include <chunked/detail/engine.hpp>
 
@@ -62,12 +63,23 @@ std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, const Resolved& o
       [&] { return on.backend.execute(plan, options, on.devices); });
 }
 
+/// validate(), then the checks that depend on where the computation runs: done at the call,
+/// before anything is planned.
+Resolved resolve_checked(BackendKind requested, const ComputeOptions& options) {
+  validate(options);
+  const Resolved on = resolve(requested);
+  if (&on.backend == &runtime::cpu_backend())
+    runtime::validate_for_cpu(options, requested == BackendKind::cpu
+                                           ? "the Cpu backend"
+                                           : "the Auto backend, which found no usable CUDA device");
+  return on;
+}
+
 } // namespace
 
 void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
                   const ComputeOptions& options) {
-  validate(options);
-  const Resolved on = resolve(backend);
+  const Resolved on = resolve_checked(backend, options);
   // Empty arrays have nothing to compute, but they run an empty plan on the backend all the same,
   // so that its options and devices are checked as for any other array.
   std::vector<plan::Request> requests;
@@ -86,8 +98,7 @@ void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
 
 graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend,
                        const ComputeOptions& options) {
-  validate(options);
-  const Resolved on = resolve(backend);
+  const Resolved on = resolve_checked(backend, options);
   plan::Request r;
   r.node = node;
   r.kind = plan::Request::Kind::blocks;
