@@ -22,8 +22,8 @@
 #include <chunked/reductions.hpp>
 #include <chunked/reshape.hpp>
 #include <chunked/runtime/compute_options.hpp>
+#include <chunked/runtime/memory_resource.hpp>
 #include <chunked/runtime/progress.hpp>
 #include <chunked/scans.hpp>
 #include <chunked/shape_ops.hpp>
 #include <chunked/user_code.hpp>
-#include <chunked/runtime/memory_resource.hpp>

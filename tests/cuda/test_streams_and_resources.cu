@@ -252,8 +252,9 @@ struct CountingResource : MemoryResource {
       return nullptr;
     }
     void* p = nullptr;
-    const cudaError_t status = pinned_ ? cudaMallocHost(&p, bytes)
-                                       : cudaMallocAsync(&p, bytes, static_cast<cudaStream_t>(stream));
+    const cudaError_t status = pinned_
+                                   ? cudaMallocHost(&p, bytes)
+                                   : cudaMallocAsync(&p, bytes, static_cast<cudaStream_t>(stream));
     if (status != cudaSuccess)
       return nullptr;
     live_[p] = bytes;

@@ -78,8 +78,8 @@ TEST_F(InteropOptions, MemoryResourcesAreUnusedOnTheCpu) {
   const NDArray<double> got = (p + x.sum(Axes{0})).compute(o);
   for (index_t i = 0; i < 5; ++i)
     for (index_t j = 0; j < 6; ++j)
-      EXPECT_EQ(got.data()[i * 6 + j], 2.0 * static_cast<double>(i * 6 + j) +
-                                           static_cast<double>(5 * j + 60));
+      EXPECT_EQ(got.data()[i * 6 + j],
+                2.0 * static_cast<double>(i * 6 + j) + static_cast<double>(5 * j + 60));
   EXPECT_EQ(x.sum().item(o), 435.0);
   EXPECT_EQ(device.calls, 0);
   EXPECT_EQ(pinned.calls, 0);

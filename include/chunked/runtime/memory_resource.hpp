@@ -17,7 +17,7 @@ namespace chunked {
 ///   device (as `void*`), on which the memory is first used. It returns memory of at least `bytes`
 ///   (aligned for any element type: 256 bytes, as cudaMalloc, is safe), or null, or throws
 ///   std::bad_alloc: both make the computation fail with OutOfMemory, after its other memory is
-///   given back. Any other exception passes through unchanged.
+///   given back. Any other exception fails the computation as one from a user function does.
 /// - `deallocate` is called once per allocation, with the same `bytes`, the device of the
 ///   allocation current and a stream of that device. It is stream-ordered, as cudaFreeAsync: work
 ///   already queued on `stream` may still use `p`, so memory handed out again must be used only
@@ -32,8 +32,8 @@ namespace chunked {
 /// struct Pool : chunked::MemoryResource {
 ///   void* allocate(std::size_t bytes, void* stream) override {
 ///     void* p = nullptr;
-///     return cudaMallocAsync(&p, bytes, static_cast<cudaStream_t>(stream)) == cudaSuccess ? p
-///                                                                                         : nullptr;
+///     auto s = static_cast<cudaStream_t>(stream);
+///     return cudaMallocAsync(&p, bytes, s) == cudaSuccess ? p : nullptr;
 ///   }
 ///   void deallocate(void* p, std::size_t, void* stream) override {
 ///     cudaFreeAsync(p, static_cast<cudaStream_t>(stream));

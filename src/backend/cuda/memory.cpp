@@ -59,8 +59,8 @@ void DeviceMemory::settle_staging() {
 DeviceMemory::StagingSlot& DeviceMemory::next_staging(const Stream& stream) {
   StagingSlot& slot = ring_[next_staging_];
   if (!slot.buffer) {
-    slot.buffer = pinned_resource_ ? std::make_unique<PinnedBuffer>(staging_bytes, *pinned_resource_,
-                                                                    device_, stream.get())
+    slot.buffer = pinned_resource_ ? std::make_unique<PinnedBuffer>(
+                                         staging_bytes, *pinned_resource_, device_, stream.get())
                                    : acquire_staging();
     slot.copied = std::make_unique<Event>(device_);
   } else {

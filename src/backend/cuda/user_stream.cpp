@@ -33,9 +33,11 @@ void UserStream::precede(std::span<Stream* const> streams) const {
   // Destroying the event once the waits are queued is safe: CUDA keeps it until they are done.
   const Event queued(device_);
   record_on(queued, stream_, device_);
-  for (Stream* s : streams)
+  for (Stream* s : streams) {
+    DeviceGuard on_library_device(s->device());
     CHUNKED_CUDA_TRY(cudaStreamWaitEvent(s->get(), queued.get(), 0), s->device(),
                      "(waiting for ComputeOptions::stream)");
+  }
 }
 
 void UserStream::follow(std::span<Stream* const> streams) const {
