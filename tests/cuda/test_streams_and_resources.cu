@@ -136,7 +136,9 @@ TEST(UserStream, StreamOrdersUserMemoryOnOneDevice) {
     // The arrays are made first: only the computation runs between the two kernels.
     const auto y = plus_user(from_host<Cuda>(v, Shape{n}, Chunks{chunk}), user_in, user_out);
     const auto y_auto = plus_user(from_host<Auto>(v, Shape{n}, Chunks{chunk}), user_in);
-    slow_fill<<<64, 256, 0, stream>>>(user_in, n, 0.5, producer_ns);
+    // Values that differ from every earlier pass's, so that reading old ones shows.
+    const double scale = chunk == n ? 0.75 : 0.5;
+    slow_fill<<<64, 256, 0, stream>>>(user_in, n, scale, producer_ns);
     CUDA_OK(cudaGetLastError());
     const NDArray<double> got = y.compute(opts);
     triple<<<blocks_for(n), 256, 0, stream>>>(tripled, user_out, n);
@@ -145,7 +147,7 @@ TEST(UserStream, StreamOrdersUserMemoryOnOneDevice) {
     CUDA_OK(cudaMemcpyAsync(back.data(), tripled, bytes, cudaMemcpyDeviceToHost, stream));
     CUDA_OK(cudaStreamSynchronize(stream));
     for (index_t i = 0; i < n; ++i) {
-      const double want = v[static_cast<std::size_t>(i)] + static_cast<double>(i);
+      const double want = v[static_cast<std::size_t>(i)] + 2 * scale * static_cast<double>(i);
       ASSERT_EQ(got.data()[i], want) << "element " << i << ", chunk " << chunk;
       ASSERT_EQ(back[static_cast<std::size_t>(i)], 3 * want) << "element " << i;
     }
