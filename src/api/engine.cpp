@@ -4,6 +4,7 @@
 #include "core/memory_budget.hpp"
 #include "plan/plan.hpp"
 #include "runtime/backend.hpp"
+#include "runtime/compute_options_checks.hpp"
 #include "runtime/parallel_for.hpp"
 #include <chunked/detail/engine.hpp>
 
@@ -52,10 +53,15 @@ Resolved resolve(BackendKind requested) {
 }
 
 /// The checks of every computation before it plans (check_compute): its options, then its
-/// backend, resolved.
-Resolved checked(BackendKind backend, const ComputeOptions& options) {
+/// backend, resolved, then what depends on where it runs (a stream is refused on the CPU).
+Resolved checked(BackendKind requested, const ComputeOptions& options) {
   validate(options);
-  return resolve(backend);
+  const Resolved on = resolve(requested);
+  if (&on.backend == &runtime::cpu_backend())
+    runtime::validate_for_cpu(options, requested == BackendKind::cpu
+                                           ? "the Cpu backend"
+                                           : "the Auto backend, which found no usable CUDA device");
+  return on;
 }
 
 /// Runs a plan on its resolved backend; allocation failures of the run's own bookkeeping come out

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Range checks of ComputeOptions, shared by every backend.
+// Range checks of ComputeOptions, shared by every backend, and those of computations on the CPU.
+#include "runtime/compute_options_checks.hpp"
 #include <chunked/core/error.hpp>
 #include <chunked/runtime/compute_options.hpp>
 
@@ -31,3 +32,16 @@ void validate(const ComputeOptions& options) {
 }
 
 } // namespace chunked
+
+namespace chunked::runtime {
+
+void validate_for_cpu(const ComputeOptions& options, const char* why) {
+  if (options.stream != nullptr)
+    throw ValueError(std::string("ComputeOptions::stream is set, but this computation runs on the "
+                                 "CPU (") +
+                     why +
+                     "); a CUDA stream orders only computations on a GPU: leave it null "
+                     "here, or use chunked::Cuda");
+}
+
+} // namespace chunked::runtime

@@ -2,6 +2,7 @@
 // ComputeOptions: how a compute() call runs (scheduler, workers, devices, memory, progress).
 #pragma once
 
+#include <chunked/runtime/memory_resource.hpp>
 #include <chunked/runtime/progress.hpp>
 
 #include <cstddef>
@@ -38,7 +39,8 @@ struct ComputeOptions {
   std::vector<int> devices;
   /// CUDA streams per device; 0 = the backend's choice (4); at most 16 are used.
   int streams_per_device = 0;
-  /// Bytes each device may hold; 0 = 80 % of the memory free when the computation starts.
+  /// Bytes each device may hold; 0 = 80 % of the memory free when the computation starts (with a
+  /// device_memory_resource: 80 % of the device's total memory, see there).
   std::size_t device_memory_limit = 0;
   /// Called about every 100 ms while tasks finish and once at the end with the final counts.
   /// Calls never overlap; they come from worker threads, so keep the callback short. The
@@ -47,6 +49,29 @@ struct ComputeOptions {
   std::function<void(const Progress&)> on_progress;
   /// Draw a one-line progress bar on stderr.
   bool progress_bar = false;
+
+  // ---- Interop: user streams and memory resources (DESIGN 8.4) ----
+  /// A `cudaStream_t` of the host code, as `void*`; null = none. A Cuda computation first waits
+  /// for the work already queued on it (an event recorded on it, waited for by the library's
+  /// streams of every device used: never a device synchronisation), and the work it leaves on its
+  /// streams is ordered before the work queued on this stream after the call (results in host
+  /// memory are complete when the call returns in any case). A blocking call such as compute()
+  /// therefore also returns only after the stream's earlier work. `cudaStreamPerThread` and
+  /// `cudaStreamLegacy` name the calling thread's streams. A non-null stream on a computation that
+  /// runs on the CPU (Cpu, or Auto without a usable GPU) is a ValueError at the call.
+  void* stream = nullptr;
+  /// Supplies every device allocation of a Cuda computation, persisted blocks included (see
+  /// MemoryResource; it must outlive the arrays persisted with it); null = the library's own
+  /// stream-ordered pool. Allocations still count against device_memory_limit; when that is 0, the
+  /// limit is 80 % of the device's total memory rather than of its free memory, which does not
+  /// count what the resource's own pool holds in reserve. Computations on the CPU ignore it (they
+  /// allocate no device memory).
+  MemoryResource* device_memory_resource = nullptr;
+  /// Supplies every page-locked host allocation of a Cuda computation (the staging buffers of
+  /// copies between devices and pageable host memory); null = the library's own. Computations on
+  /// the CPU ignore it. from_host() makes its blocks when called, outside any computation: they do
+  /// not come from it.
+  MemoryResource* pinned_memory_resource = nullptr;
 };
 
 /// Throws ValueError naming the field when an option is out of range (a negative thread or

@@ -12,6 +12,7 @@
 #include "backend/cuda/runtime.hpp"
 #include "backend/cuda/runtime_api.hpp"
 #include "backend/cuda/scan.hpp"
+#include "backend/cuda/user_stream.hpp"
 #include "plan/partial.hpp"
 #include "runtime/plan_executor.hpp"
 #include "runtime/user_call.hpp"
@@ -45,7 +46,9 @@ constexpr const char* pieces_unsupported =
 /// One device's part of a computation. Its tasks run on one worker, one at a time, so the
 /// running task's lane and temporaries live here.
 struct DeviceSlot {
-  DeviceSlot(int device, std::size_t memory_limit) : memory(device, memory_limit) {}
+  DeviceSlot(int device, const ComputeOptions& options)
+      : memory(device, options.device_memory_limit, options.device_memory_resource,
+               options.pinned_memory_resource) {}
 
   DeviceMemory memory;
   std::vector<Stream*> streams;
@@ -65,12 +68,13 @@ public:
                const ComputeOptions& options)
       : PlanExecutor(plan), outputs_(plan.tasks.size()), worker_(plan.tasks.size(), 0),
         done_(plan.tasks.size()), stream_of_(plan.tasks.size(), nullptr),
-        consumers_(runtime::consumer_lists(plan)), written_by_combine_(plan.tasks.size(), 0) {
+        consumers_(runtime::consumer_lists(plan)), written_by_combine_(plan.tasks.size(), 0),
+        user_stream_(options.stream) {
     const int streams =
         std::clamp(options.streams_per_device > 0 ? options.streams_per_device : default_streams, 1,
                    max_streams_per_device);
     for (int id : devices) {
-      auto slot = std::make_unique<DeviceSlot>(id, options.device_memory_limit);
+      auto slot = std::make_unique<DeviceSlot>(id, options);
       for (int k = 0; k < streams; ++k)
         slot->streams.push_back(&device_state(id).compute_stream(k));
       slot->scratch.resize(slot->streams.size());
@@ -94,6 +98,8 @@ public:
         if (const auto to =
                 runtime::destination_copy(plan_, static_cast<plan::TaskId>(t), consumers_[t], copy))
           written_by_combine_[*to] = 1;
+    // Before any work of this computation is queued: it all comes after the user's stream's.
+    user_stream_.precede(library_streams());
   }
 
   /// After a failure: lets the work already queued finish before its buffers are freed (the
@@ -143,6 +149,8 @@ public:
 
   /// Waits for every device and finishes the host side of downloads; the result blocks.
   std::vector<std::shared_ptr<Buffer>> finish() {
+    // Later work on the user's stream comes after this computation's (results in device memory).
+    user_stream_.follow(library_streams());
     for (auto& slot : slots_) {
       DeviceGuard guard(slot->id());
       for (Stream* s : slot->streams)
@@ -153,6 +161,14 @@ public:
   }
 
 private:
+  /// The compute streams of every device this computation uses.
+  std::vector<Stream*> library_streams() const {
+    std::vector<Stream*> all;
+    for (const auto& slot : slots_)
+      all.insert(all.end(), slot->streams.begin(), slot->streams.end());
+    return all;
+  }
+
   /// Program tasks go to devices by block number (contiguous ranges per device); gathers and
   /// combines follow the device of their first input made by a task.
   void assign_workers() {
@@ -472,6 +488,8 @@ private:
   /// Per program task: its destination is written by the combine it copies (which finalizes
   /// into it), so the task itself runs nothing.
   std::vector<std::uint8_t> written_by_combine_;
+  /// ComputeOptions::stream: ordered before and after the computation's streams.
+  UserStream user_stream_;
 };
 
 std::vector<int> select_devices(const ComputeOptions& options, int count) {

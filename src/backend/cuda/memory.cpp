@@ -14,24 +14,33 @@ void wait_for(cudaStream_t stream, const Event& event, int device) {
   CHUNKED_CUDA_TRY(cudaStreamWaitEvent(stream, event.get(), 0), device, "(stream wait)");
 }
 
-DeviceMemory::DeviceMemory(int device, std::size_t limit)
-    : device_(device), budget_(std::make_shared<MemoryBudget>()) {
+DeviceMemory::DeviceMemory(int device, std::size_t limit, MemoryResource* device_resource,
+                           MemoryResource* pinned_resource)
+    : device_(device), device_resource_(device_resource), pinned_resource_(pinned_resource),
+      budget_(std::make_shared<MemoryBudget>()) {
   budget_->limit = limit;
   if (budget_->limit == 0) {
     DeviceGuard guard(device);
     std::size_t free = 0, total = 0;
     CHUNKED_CUDA_TRY(cudaMemGetInfo(&free, &total), device, "");
-    budget_->limit = free / 10 * 8;
+    // A resource's pool may hold much of the device in reserve for us, which counts as used: the
+    // resource itself says when it has no more, and the budget only keeps its scale for the
+    // stored-input cache.
+    budget_->limit = (device_resource ? total : free) / 10 * 8;
   }
 }
 
 DeviceMemory::~DeviceMemory() {
-  for (StagingSlot& staging : ring_)
-    release_staging(std::move(staging.buffer));
+  for (StagingSlot& staging : ring_) {
+    if (pinned_resource_)
+      staging.buffer.reset(); // back to the host code's resource
+    else
+      release_staging(std::move(staging.buffer));
+  }
 }
 
 std::shared_ptr<Buffer> DeviceMemory::allocate(std::size_t bytes, const Stream& stream) {
-  return std::make_shared<DeviceBuffer>(device_, bytes, budget_, &stream);
+  return std::make_shared<DeviceBuffer>(device_, bytes, budget_, &stream, device_resource_);
 }
 
 void DeviceMemory::settle(StagingSlot& slot) {
@@ -47,15 +56,18 @@ void DeviceMemory::settle_staging() {
     settle(slot);
 }
 
-DeviceMemory::StagingSlot& DeviceMemory::next_staging() {
+DeviceMemory::StagingSlot& DeviceMemory::next_staging(const Stream& stream) {
   StagingSlot& slot = ring_[next_staging_];
-  next_staging_ = (next_staging_ + 1) % staging_ring;
   if (!slot.buffer) {
-    slot.buffer = acquire_staging();
+    slot.buffer = pinned_resource_ ? std::make_unique<PinnedBuffer>(
+                                         staging_bytes, *pinned_resource_, device_, stream.get())
+                                   : acquire_staging();
     slot.copied = std::make_unique<Event>(device_);
   } else {
     settle(slot);
   }
+  // Advanced only once the slot is usable: after a refused allocation the ring stays consistent.
+  next_staging_ = (next_staging_ + 1) % staging_ring;
   return slot;
 }
 
@@ -72,7 +84,7 @@ std::shared_ptr<Buffer> DeviceMemory::upload(const Buffer& host, const Stream& s
   const auto* src = static_cast<const char*>(host.data());
   for (std::size_t off = 0; off < host.bytes(); off += staging_bytes) {
     const std::size_t n = std::min(staging_bytes, host.bytes() - off);
-    StagingSlot& slot = next_staging();
+    StagingSlot& slot = next_staging(stream);
     std::memcpy(slot.buffer->data(), src + off, n);
     CHUNKED_CUDA_TRY(cudaMemcpyAsync(static_cast<char*>(dev->data()) + off, slot.buffer->data(), n,
                                      cudaMemcpyHostToDevice, stream.get()),
@@ -167,7 +179,7 @@ void DeviceMemory::download(const void* block, index_t size, std::size_t esize,
   const auto* from = static_cast<const char*>(block);
   for (index_t t0 = 0; t0 < size; t0 += piece) {
     const index_t t1 = std::min(size, t0 + piece);
-    StagingSlot& slot = next_staging();
+    StagingSlot& slot = next_staging(stream);
     CHUNKED_CUDA_TRY(
         cudaMemcpyAsync(slot.buffer->data(), from + t0 * static_cast<index_t>(esize),
                         static_cast<std::size_t>(t1 - t0) * esize, cudaMemcpyDeviceToHost,

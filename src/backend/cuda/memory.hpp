@@ -27,8 +27,12 @@ inline constexpr int staging_ring = 4;
 /// cache is locked all the same).
 class DeviceMemory {
 public:
-  /// `limit`: bytes the computation may hold on the device; 0 takes 80 % of what is free now.
-  DeviceMemory(int device, std::size_t limit);
+  /// `limit`: bytes the computation may hold on the device; 0 takes 80 % of what is free now
+  /// (80 % of the device's total memory with a `device_resource`, whose pool's reserve the
+  /// device counts as used). `device_resource` / `pinned_resource`, when given, supply every
+  /// device buffer / pinned staging buffer (ComputeOptions' memory resources).
+  DeviceMemory(int device, std::size_t limit, MemoryResource* device_resource = nullptr,
+               MemoryResource* pinned_resource = nullptr);
   /// Gives the staging buffers back; the streams that copy through them must be idle.
   ~DeviceMemory();
   DeviceMemory(const DeviceMemory&) = delete;
@@ -89,8 +93,8 @@ private:
   };
 
   static void settle(StagingSlot& slot);
-  /// The next staging buffer of the ring, free for a new copy.
-  StagingSlot& next_staging();
+  /// The next staging buffer of the ring, free for a new copy on `stream`.
+  StagingSlot& next_staging(const Stream& stream);
   bool copy_to_pinned(const void* block, const Scatter& scatter, char* dst, std::size_t esize,
                       const Stream& stream);
   /// A packed C-order device copy of a borrowed region (plan/borrowed.hpp) in host memory or on
@@ -101,6 +105,8 @@ private:
   bool page_locked(const void* p);
 
   int device_;
+  MemoryResource* device_resource_;
+  MemoryResource* pinned_resource_;
   std::shared_ptr<MemoryBudget> budget_;
   StagingSlot ring_[staging_ring];
   int next_staging_ = 0;

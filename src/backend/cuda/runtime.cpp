@@ -7,6 +7,7 @@
 
 #include <array>
 #include <mutex>
+#include <new>
 #include <vector>
 
 namespace chunked::cuda {
@@ -115,8 +116,40 @@ Stream& DeviceState::compute_stream(int k) {
   return *compute_[k];
 }
 
+void* allocate_from(MemoryResource& resource, std::size_t bytes, void* stream, int device,
+                    const char* kind) {
+  DeviceGuard guard(device);
+  void* p = nullptr;
+  try {
+    p = resource.allocate(resource_bytes(bytes), stream);
+  } catch (const std::bad_alloc&) {
+    p = nullptr; // refused, as by returning null
+  }
+  if (!p)
+    throw OutOfMemory(fmt::format("Cuda backend: the {} memory resource of ComputeOptions refused "
+                                  "{} bytes for device {}",
+                                  kind, resource_bytes(bytes), device));
+  return p;
+}
+
+void deallocate_to(MemoryResource& resource, void* p, std::size_t bytes, void* stream,
+                   int device) noexcept {
+  int previous = -1;
+  cudaGetDevice(&previous);
+  if (previous != device)
+    cudaSetDevice(device);
+  try {
+    resource.deallocate(p, resource_bytes(bytes), stream);
+  } catch (...) {
+    // A destructor cannot report it; MemoryResource::deallocate is documented not to throw.
+  }
+  if (previous >= 0 && previous != device)
+    cudaSetDevice(previous);
+}
+
 namespace {
-void* allocate_device(int device, std::size_t bytes, MemoryBudget& budget, const Stream* stream) {
+void* allocate_device(int device, std::size_t bytes, MemoryBudget& budget, const Stream* stream,
+                      MemoryResource* resource) {
   const std::size_t before = budget.used.fetch_add(bytes);
   if (budget.limit != 0 && before + bytes > budget.limit) {
     budget.used.fetch_sub(bytes);
@@ -126,6 +159,15 @@ void* allocate_device(int device, std::size_t bytes, MemoryBudget& budget, const
                                   bytes, device, budget.limit, before));
   }
   DeviceState& state = device_state(device);
+  if (resource) {
+    try {
+      return allocate_from(*resource, bytes, (stream ? stream : state.stream)->get(), device,
+                           "device");
+    } catch (...) {
+      budget.used.fetch_sub(bytes);
+      throw;
+    }
+  }
   DeviceGuard guard(device);
   void* p = nullptr;
   const cudaError_t status = cudaMallocFromPoolAsync(&p, bytes == 0 ? 1 : bytes, state.pool,
@@ -139,14 +181,20 @@ void* allocate_device(int device, std::size_t bytes, MemoryBudget& budget, const
 } // namespace
 
 DeviceBuffer::DeviceBuffer(int device, std::size_t bytes, std::shared_ptr<MemoryBudget> budget,
-                           const Stream* stream)
-    : Buffer(allocate_device(device, bytes, *budget, stream), bytes,
+                           const Stream* stream, MemoryResource* resource)
+    : Buffer(allocate_device(device, bytes, *budget, stream, resource), bytes,
              MemorySpace{MemorySpace::Kind::device, device}),
       budget_(std::move(budget)),
-      stream_(stream ? stream->get() : device_state(device).stream->get()) {}
+      stream_(stream ? stream->get() : device_state(device).stream->get()), resource_(resource) {}
 
 DeviceBuffer::~DeviceBuffer() {
   const int device = space().device;
+  if (resource_) {
+    // Stream-ordered like cudaFreeAsync (MemoryResource::deallocate).
+    deallocate_to(*resource_, data(), bytes(), stream_, device);
+    budget_->used.fetch_sub(bytes());
+    return;
+  }
   int previous = -1;
   cudaGetDevice(&previous);
   if (previous != device)
@@ -200,7 +248,16 @@ void* allocate_pinned(std::size_t bytes, const std::function<void(void*)>& fill)
 PinnedBuffer::PinnedBuffer(std::size_t bytes, const std::function<void(void*)>& fill)
     : Buffer(allocate_pinned(bytes, fill), bytes, MemorySpace{}) {}
 
+PinnedBuffer::PinnedBuffer(std::size_t bytes, MemoryResource& resource, int device,
+                           cudaStream_t stream)
+    : Buffer(allocate_from(resource, bytes, stream, device, "pinned"), bytes, MemorySpace{}),
+      resource_(&resource), device_(device), stream_(stream) {}
+
 PinnedBuffer::~PinnedBuffer() {
+  if (resource_) {
+    deallocate_to(*resource_, data(), bytes(), stream_, device_);
+    return;
+  }
   if (registered(bytes())) {
     cudaHostUnregister(data());
     detail::free_host(data(), bytes());

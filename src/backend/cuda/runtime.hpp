@@ -5,6 +5,7 @@
 
 #include <chunked/core/buffer.hpp>
 #include <chunked/core/error.hpp>
+#include <chunked/runtime/memory_resource.hpp>
 
 #include <cuda_runtime.h>
 
@@ -112,16 +113,17 @@ std::unique_ptr<class PinnedBuffer> acquire_staging();
 /// Returns a buffer of acquire_staging() to the pool (which keeps a bounded number).
 void release_staging(std::unique_ptr<PinnedBuffer> buffer);
 
-/// Device memory from the device's pool, freed in order on the device's stream. A Buffer in
-/// MemorySpace{device, d}: data() is a device pointer.
+/// Device memory from the device's pool, or from the host code's MemoryResource, freed in order
+/// on the device's stream. A Buffer in MemorySpace{device, d}: data() is a device pointer.
 class DeviceBuffer final : public Buffer {
 public:
   /// Allocates `bytes`, ordered on `stream` (the device state's stream when null), charged to
-  /// `budget`; OutOfMemory when the budget or the device has no room. The free is ordered on the
-  /// same stream: whoever uses the buffer on another stream makes that stream wait for the use
-  /// (an event) before the buffer is dropped.
+  /// `budget`, from `resource` when given (which must outlive the buffer), else from the device's
+  /// pool; OutOfMemory when the budget, the device or the resource has no room. The free is
+  /// ordered on the same stream: whoever uses the buffer on another stream makes that stream wait
+  /// for the use (an event) before the buffer is dropped.
   DeviceBuffer(int device, std::size_t bytes, std::shared_ptr<MemoryBudget> budget,
-               const Stream* stream = nullptr);
+               const Stream* stream = nullptr, MemoryResource* resource = nullptr);
   ~DeviceBuffer() override;
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -131,6 +133,7 @@ public:
 private:
   std::shared_ptr<MemoryBudget> budget_;
   cudaStream_t stream_;
+  MemoryResource* resource_;
 };
 
 /// Page-locked host memory, so copies to and from devices run at full speed and asynchronously.
@@ -138,9 +141,29 @@ class PinnedBuffer final : public Buffer {
 public:
   /// `fill`, when given, writes the contents first (see make_transfer_buffer).
   explicit PinnedBuffer(std::size_t bytes, const std::function<void(void*)>& fill = {});
+  /// `bytes` from the host code's `resource` (which must outlive the buffer), asked with `device`
+  /// current and its `stream`, and given back the same way; OutOfMemory when it refuses.
+  PinnedBuffer(std::size_t bytes, MemoryResource& resource, int device, cudaStream_t stream);
   ~PinnedBuffer() override;
   PinnedBuffer(const PinnedBuffer&) = delete;
   PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+
+private:
+  MemoryResource* resource_ = nullptr;
+  int device_ = -1;
+  cudaStream_t stream_ = nullptr;
 };
+
+/// Bytes asked of a MemoryResource for a buffer of `bytes`: empty blocks still need a distinct,
+/// valid pointer, and a resource may answer null for 0 bytes. Given back with the same count.
+constexpr std::size_t resource_bytes(std::size_t bytes) { return bytes == 0 ? 1 : bytes; }
+
+/// Memory of `bytes` (resource_bytes) from `resource`, with `device` current: OutOfMemory naming
+/// `kind` ("device", "pinned") when it returns null or throws std::bad_alloc.
+void* allocate_from(MemoryResource& resource, std::size_t bytes, void* stream, int device,
+                    const char* kind);
+/// Gives memory of allocate_from back to `resource` with `device` current; never throws.
+void deallocate_to(MemoryResource& resource, void* p, std::size_t bytes, void* stream,
+                   int device) noexcept;
 
 } // namespace chunked::cuda
