@@ -156,7 +156,7 @@ std::shared_ptr<Buffer> DeviceMemory::copy_region(const plan::BorrowedRegion& re
   const auto piece = std::max<index_t>(1, static_cast<index_t>(staging_bytes / esize));
   for (index_t t0 = 0; t0 < elements; t0 += piece) {
     const index_t t1 = std::min(elements, t0 + piece);
-    StagingSlot& slot = next_staging();
+    StagingSlot& slot = next_staging(stream);
     auto* staged = static_cast<char*>(slot.buffer->data());
     for_each_row(scatter, t0, t1, [&](index_t offset, index_t step, index_t len, index_t j) {
       if (step == 1) {
