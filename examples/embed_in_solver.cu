@@ -129,17 +129,19 @@ public:
 
   /// Statistics of the state by chunked, the state read where it is.
   void report(int step, long long chunk) {
-    // chunked's computations run on its own streams: the solver's queued steps finish first.
-    SOLVER_CUDA(cudaStreamSynchronize(stream_));
+    // chunked's computations wait for the steps queued on the solver's stream (an event, no
+    // synchronisation), and the solver's later work on it comes after what they write.
+    chunked::ComputeOptions opts;
+    opts.stream = stream_;
     const chunked::Shape shape{n_, n_};
     const chunked::Chunks chunks{chunk, chunk};
     const auto u = chunked::from_device<chunked::Cuda>(u_, shape, chunks, device_);
     const auto before = chunked::from_device<chunked::Cuda>(reported_, shape, chunks, device_);
     // One pass over the state for the three statistics; only the scalars come to the host.
     const auto [total, hottest, mean, largest] =
-        chunked::compute({}, u.sum(), u.max(), u.mean(), chunked::abs(u - before).max());
+        chunked::compute(opts, u.sum(), u.max(), u.mean(), chunked::abs(u - before).max());
     // The derived field goes into the solver's own buffer, then the solver's kernel reads it.
-    chunked::abs(u - before).to_device(change_, device_);
+    chunked::abs(u - before).to_device(change_, device_, opts);
     SOLVER_CUDA(cudaMemsetAsync(count_, 0, sizeof(unsigned long long), stream_));
     count_active_kernel<<<blocks_for(n_ * n_), 256, 0, stream_>>>(change_, n_, 1e-3, count_);
     SOLVER_CUDA(cudaGetLastError());

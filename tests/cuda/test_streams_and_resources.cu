@@ -4,10 +4,8 @@
 // synchronisation between them; resources that count every byte, and resources that refuse.
 // Skips where no CUDA device is visible.
 //
-// The user memory the computations read and write here is reached through map_blocks functions
-// (captured pointers). Once from_device / to_device exist, the same orderings should also be
-// tested with them: the input a from_device array borrowed, written by the user's kernel, and the
-// result of to_device read by the user's next kernel (StreamOrdersUserMemoryOnOneDevice).
+// The user memory the computations read and write is reached through map_blocks functions
+// (captured pointers) and through from_device / to_device (BorrowedMemoryOrderedByTheUsersStream).
 #include <chunked/chunked.hpp>
 
 #include <cuda_runtime.h>
@@ -163,6 +161,50 @@ TEST(UserStream, StreamOrdersUserMemoryOnOneDevice) {
   CUDA_OK(cudaFree(user_out));
   CUDA_OK(cudaFree(tripled));
   CUDA_OK(cudaStreamDestroy(stream));
+}
+
+TEST(UserStream, BorrowedMemoryOrderedByTheUsersStream) {
+  SKIP_WITHOUT_DEVICE();
+  CUDA_OK(cudaSetDevice(0));
+  const index_t n = 200'003;
+  const auto bytes = static_cast<std::size_t>(n) * sizeof(double);
+  cudaStream_t stream = nullptr;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  double *in = nullptr, *out = nullptr, *tripled = nullptr;
+  CUDA_OK(cudaMalloc(&in, bytes));
+  CUDA_OK(cudaMalloc(&out, bytes));
+  CUDA_OK(cudaMalloc(&tripled, bytes));
+  CUDA_OK(cudaMemset(in, 0, bytes));
+  CUDA_OK(cudaMemset(out, 0, bytes));
+  CUDA_OK(cudaDeviceSynchronize());
+  ComputeOptions opts;
+  opts.stream = stream;
+  for (const double scale : {0.5, 0.25}) {
+    // The host code's kernel writes the input on its stream; chunked reads it where it is and
+    // writes the result into the host code's buffer on that stream's order; the host code's next
+    // kernel reads that buffer on its stream. No synchronisation between the three.
+    const auto x = from_device<Cuda>(in, Shape{n}, Chunks{7001}, 0);
+    slow_fill<<<blocks_for(n), 256, 0, stream>>>(in, n, scale, producer_ns);
+    CUDA_OK(cudaGetLastError());
+    (x * 2.0 + 1.0).to_device(out, 0, opts);
+    triple<<<blocks_for(n), 256, 0, stream>>>(tripled, out, n);
+    CUDA_OK(cudaGetLastError());
+    const double total = x.sum().item(opts);
+    CUDA_OK(cudaStreamSynchronize(stream));
+    std::vector<double> got(static_cast<std::size_t>(n));
+    CUDA_OK(cudaMemcpy(got.data(), tripled, bytes, cudaMemcpyDeviceToHost));
+    double want_total = 0;
+    for (index_t i = 0; i < n; ++i) {
+      const double xi = static_cast<double>(i) * scale;
+      want_total += xi;
+      ASSERT_EQ(got[static_cast<std::size_t>(i)], 3 * (xi * 2.0 + 1.0)) << "at " << i;
+    }
+    EXPECT_NEAR(total, want_total, 1e-9 * want_total);
+  }
+  cudaFree(in);
+  cudaFree(out);
+  cudaFree(tripled);
+  cudaStreamDestroy(stream);
 }
 
 TEST(UserStream, EveryDeviceWaitsForTheUsersStream) {
