@@ -3,6 +3,7 @@
 // the device memory owned by the test (cudaMalloc, filled by a kernel) and checked on the host;
 // host views from page-locked and pageable memory on the GPU; the argument checks. Skips where no
 // CUDA device is visible.
+#include "support/cuda_test.hpp"
 #include <chunked/chunked.hpp>
 
 #include <cuda_runtime.h>
@@ -17,14 +18,6 @@
 namespace {
 
 using namespace chunked;
-
-#define SKIP_WITHOUT_DEVICE()                                                                      \
-  do {                                                                                             \
-    if (!chunked::cuda_available())                                                                \
-      GTEST_SKIP() << "no usable CUDA device is visible";                                          \
-  } while (false)
-
-#define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
 
 /// The value the test data hold at flat index i: exact in double, varied in sign and size.
 __host__ __device__ double pattern(long long i) {

@@ -6,6 +6,7 @@
 //
 // The user memory the computations read and write is reached through map_blocks functions
 // (captured pointers) and through from_device / to_device (BorrowedMemoryOrderedByTheUsersStream).
+#include "support/cuda_test.hpp"
 #include <chunked/chunked.hpp>
 
 #include <cuda_runtime.h>
@@ -22,14 +23,6 @@
 namespace {
 
 using namespace chunked;
-
-#define SKIP_WITHOUT_DEVICE()                                                                      \
-  do {                                                                                             \
-    if (!chunked::cuda_available())                                                                \
-      GTEST_SKIP() << "no usable CUDA device is visible";                                          \
-  } while (false)
-
-#define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
 
 // ---- Kernels of the "host code" ----------------------------------------------------------------
 

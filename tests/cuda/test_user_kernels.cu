@@ -2,6 +2,7 @@
 // map_blocks and map_overlap with a user's own nvcc kernels launched on info.stream, against the
 // same functions written for the CPU; CUDA errors and exceptions from user code; Auto telling
 // host from device by info.device. Skips where no CUDA device is visible.
+#include "support/cuda_test.hpp"
 #include <chunked/chunked.hpp>
 
 #include <cuda_runtime.h>
@@ -15,12 +16,6 @@
 namespace {
 
 using namespace chunked;
-
-#define SKIP_WITHOUT_DEVICE()                                                                      \
-  do {                                                                                             \
-    if (!chunked::cuda_available())                                                                \
-      GTEST_SKIP() << "no usable CUDA device is visible";                                          \
-  } while (false)
 
 __global__ void affine_kernel(double* out, const double* a, const double* b, long long n) {
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
