@@ -5,6 +5,8 @@
 #
 # Layers, lowest first: core; random and ops (the operation vocabulary); graph; plan; runtime;
 # backend; then the API (the top-level headers, detail/ and src/api/), which may include anything.
+# The storage formats (src/io/: npy, Zarr, codecs) sit between the API and the graph: they
+# include graph and core, the API includes them, and no layer below the API includes them.
 
 cmake_minimum_required(VERSION 3.25)
 
@@ -31,9 +33,10 @@ set(allowed_graph core config ops graph)
 set(allowed_plan core config ops graph plan)
 set(allowed_runtime core config ops graph plan runtime)
 set(allowed_backend core config random ops graph plan runtime backend)
+set(allowed_io core config ops graph io)
 
 set(problems "")
-foreach(layer IN ITEMS core random ops graph plan runtime backend)
+foreach(layer IN ITEMS core random ops graph plan runtime backend io)
   file(GLOB_RECURSE files "${CHUNKED_SOURCE_DIR}/include/chunked/${layer}/*"
        "${CHUNKED_SOURCE_DIR}/src/${layer}/*")
   foreach(file IN LISTS files)
@@ -73,6 +76,6 @@ endforeach()
 
 if(problems)
   message(FATAL_ERROR "includes that point up the layers (core < random, ops < graph < plan < "
-                      "runtime < backend < API):\n${problems}")
+                      "runtime < backend < API; core, ops < graph < io < API):\n${problems}")
 endif()
 message(STATUS "layering: every include points down")

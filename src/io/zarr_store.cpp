@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reading and writing the chunks of Zarr directory stores.
+#include "io/zarr_store.hpp"
+
+#include "io/atomic_file.hpp"
+#include "io/byte_order.hpp"
+#include "io/file_io.hpp"
+#include "io/layout.hpp"
+
+#include <filesystem>
+
+namespace chunked::io {
+
+namespace {
+CodecSpec with_typesize(CodecSpec spec, DType dtype) {
+  spec.typesize = dtype_size(dtype);
+  return spec;
+}
+} // namespace
+
+ZarrSource::ZarrSource(std::string path, ZarrMeta meta)
+    : path_(std::move(path)), meta_(std::move(meta)),
+      codec_(make_codec(with_typesize(meta_.codec, meta_.type.dtype), "'" + path_ + "'")) {}
+
+std::string ZarrSource::describe() const {
+  return "Zarr v" + std::to_string(meta_.version) + " store '" + path_ + "'";
+}
+
+void ZarrSource::read(const std::vector<index_t>& block, const std::vector<index_t>& /*lo*/,
+                      const std::vector<index_t>& extent, void* out) const {
+  const std::size_t es = dtype_size(meta_.type.dtype);
+  const auto n = static_cast<std::size_t>(element_count(extent));
+  if (n == 0)
+    return;
+  const std::string file = (std::filesystem::path(path_) / chunk_key(meta_, block)).string();
+  const auto stored = read_whole_file(file);
+  if (!stored) {
+    fill_elements(out, n, meta_.fill.data(), es);
+    return;
+  }
+  const auto chunk_elems = static_cast<std::size_t>(element_count(meta_.chunks));
+  const bool whole = extent == meta_.chunks && !meta_.fortran_order;
+  std::vector<char> tmp(whole ? 0 : chunk_elems * es);
+  codec_->decode(*stored, whole ? out : tmp.data(), chunk_elems * es, file);
+  if (!whole) {
+    if (meta_.fortran_order) {
+      std::vector<char> c_order(tmp.size());
+      fortran_to_c(tmp.data(), c_order.data(), meta_.chunks, es);
+      tmp.swap(c_order);
+    }
+    copy_corner(tmp.data(), meta_.chunks, out, extent, extent, es);
+  }
+  to_native(out, n, es, meta_.type.big_endian);
+}
+
+ZarrSink::ZarrSink(const StoreDir& store, ZarrMeta meta)
+    : store_(store), meta_(std::move(meta)),
+      codec_(make_codec(with_typesize(meta_.codec, meta_.type.dtype), "'" + store.dir() + "'")) {}
+
+void ZarrSink::write(const std::vector<index_t>& block, const std::vector<index_t>& /*lo*/,
+                     const std::vector<index_t>& extent, const void* data) {
+  const std::size_t es = dtype_size(meta_.type.dtype);
+  if (element_count(extent) == 0)
+    return;
+  const auto chunk_elems = static_cast<std::size_t>(element_count(meta_.chunks));
+  std::string raw;
+  if (extent == meta_.chunks) {
+    raw.assign(static_cast<const char*>(data), chunk_elems * es);
+  } else {
+    raw.resize(chunk_elems * es);
+    fill_elements(raw.data(), chunk_elems, meta_.fill.data(), es);
+    copy_corner(data, extent, raw.data(), meta_.chunks, extent, es);
+  }
+  if (!host_little_endian) // stores are written little-endian
+    swap_bytes(raw.data(), chunk_elems, es);
+  write_file_atomically(store_.file_for(chunk_key(meta_, block)), codec_->encode(raw));
+}
+
+void write_zarr_meta(const StoreDir& store, const ZarrMeta& meta) {
+  if (meta.version == 3) {
+    write_file_atomically(store.file_for("zarr.json"), format_zarr_json(meta));
+    return;
+  }
+  write_file_atomically(store.file_for(".zarray"), format_zarray(meta));
+  write_file_atomically(store.file_for(".zattrs"), format_zattrs(meta));
+}
+
+} // namespace chunked::io
