@@ -27,5 +27,6 @@
 #include <chunked/runtime/progress.hpp>
 #include <chunked/scans.hpp>
 #include <chunked/shape_ops.hpp>
+#include <chunked/storage.hpp>
 #include <chunked/user_code.hpp>
 #include <chunked/views.hpp>
