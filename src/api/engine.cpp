@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The engine behind compute(), persist() and from_host(): resolve the backend once, plan with its
-// task split, execute.
+// The engine behind compute(), persist(), write_blocks() and from_host(): resolve the backend once,
+// plan with its task split, execute.
 #include "core/memory_budget.hpp"
 #include "plan/plan.hpp"
 #include "runtime/backend.hpp"
@@ -110,6 +110,22 @@ graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend,
   for (plan::TaskId id : p.result_blocks[0])
     data->blocks.push_back(std::move(outputs[id]));
   return graph::make_stored(std::move(data));
+}
+
+void write_blocks(const graph::NodePtr& node, graph::BlockSink& sink, BackendKind backend,
+                  const ComputeOptions& options) {
+  const Resolved on = checked(backend, options);
+  // An empty array runs an empty plan, as compute_into does: its options are checked all the same.
+  std::vector<plan::Request> requests;
+  if (node->shape.size() > 0) {
+    plan::Request r;
+    r.node = node;
+    r.kind = plan::Request::Kind::write;
+    r.sink = &sink;
+    requests.push_back(std::move(r));
+  }
+  plan::Plan p = plan::make_plan(requests, on.backend.task_split());
+  execute(p, on, options);
 }
 
 void check_compute(BackendKind backend, const ComputeOptions& options) {

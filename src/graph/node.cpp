@@ -244,6 +244,20 @@ NodePtr make_stored(std::shared_ptr<const StoredData> data) {
       Node{NodeKind::stored, t, std::move(shape), std::move(g), {}, StoredParams{std::move(data)}});
 }
 
+NodePtr make_source(DType dtype, ChunkGrid grid, std::shared_ptr<const BlockSource> source) {
+  if (!source)
+    throw ValueError("make_source: the block source is null; expected the source of the "
+                     "leaf's blocks");
+  Shape shape = grid.shape();
+  check_array(shape, dtype);
+  return finish(Node{NodeKind::source,
+                     dtype,
+                     std::move(shape),
+                     std::move(grid),
+                     {},
+                     SourceParams{std::move(source)}});
+}
+
 Shape broadcast_shapes(const Shape& a, const Shape& b) {
   const index_t nd = std::max(a.ndim(), b.ndim());
   std::vector<index_t> out(static_cast<std::size_t>(nd));

@@ -370,8 +370,8 @@ std::vector<InputRef> Planner::plan_assemble(const graph::NodePtr& n) {
     const index_t elements = n->grid.block_shape(n->grid.block_index(b)).size();
     if (is_whole_block(pieces, elements, *n)) {
       // The output block is an input block as it is: no copy, the consumers read that buffer.
-      refs.push_back(blocks_of_.at(n->inputs[static_cast<std::size_t>(pieces[0].operand)]
-                                       .get())[static_cast<std::size_t>(pieces[0].block)]);
+      refs.push_back(
+          block_ref(*n->inputs[static_cast<std::size_t>(pieces[0].operand)], pieces[0].block));
       continue;
     }
     std::vector<GatherPiece> copies;
@@ -379,8 +379,7 @@ std::vector<InputRef> Planner::plan_assemble(const graph::NodePtr& n) {
     copies.reserve(pieces.size());
     for (const CopyPiece& p : pieces) {
       GatherPiece g;
-      g.source = blocks_of_.at(
-          n->inputs[static_cast<std::size_t>(p.operand)].get())[static_cast<std::size_t>(p.block)];
+      g.source = block_ref(*n->inputs[static_cast<std::size_t>(p.operand)], p.block);
       if (g.source.kind == InputRef::Kind::task)
         deps.push_back(g.source.task);
       g.program = copy_program(p, n->dtype);

@@ -11,6 +11,8 @@ std::string Plan::describe() const {
   std::string s;
   std::vector<index_t> per_stage(stages.size(), 0);
   index_t n_gather = 0, n_combine = 0, n_join = 0, n_assemble = 0, n_scan = 0, n_user = 0;
+  index_t n_write = 0;
+  std::vector<index_t> per_load(loads.size(), 0);
   for (const auto& t : tasks) {
     if (t.kind == TaskKind::program)
       ++per_stage[t.index];
@@ -24,6 +26,10 @@ std::string Plan::describe() const {
       ++n_scan;
     else if (t.kind == TaskKind::user)
       ++n_user;
+    else if (t.kind == TaskKind::load)
+      ++per_load[t.index];
+    else if (t.kind == TaskKind::write)
+      ++n_write;
     else
       ++n_join;
   }
@@ -39,6 +45,14 @@ std::string Plan::describe() const {
     s += "assembles: " + std::to_string(n_assemble) + "\n";
   if (n_scan > 0)
     s += "scans: " + std::to_string(n_scan) + "\n";
+  // Each lazy leaf with the blocks it reads: a slice of one reads only some of them.
+  for (std::size_t i = 0; i < loads.size(); ++i)
+    s += "load " + std::to_string(i) + ": " + std::to_string(per_load[i]) + " of " +
+         std::to_string(loads[i].grid.numblocks()) + " blocks from " + loads[i].source->describe() +
+         "\n";
+  if (n_write > 0)
+    s += "writes: " + std::to_string(n_write) + " blocks to " + std::to_string(writes.size()) +
+         " sink(s)\n";
   return s;
 }
 

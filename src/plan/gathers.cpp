@@ -47,13 +47,12 @@ TaskId Planner::add_gather(const graph::Node& src, const std::vector<index_t>& l
   auto key = std::make_tuple(&src, lo, rext);
   if (auto it = gathers_.find(key); it != gathers_.end())
     return it->second;
-  const auto& blocks = blocks_of_.at(&src);
   std::vector<GatherPiece> pieces;
   std::vector<TaskId> deps;
   std::vector<index_t> bi(blo);
   do {
     GatherPiece piece;
-    piece.source = blocks[src.grid.block_number(bi)];
+    piece.source = block_ref(src, src.grid.block_number(bi));
     if (piece.source.kind == InputRef::Kind::task)
       deps.push_back(piece.source.task);
     piece.program = gather_copy(src, bi, lo, rext);

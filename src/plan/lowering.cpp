@@ -184,6 +184,7 @@ private:
     case NodeKind::assemble:
     case NodeKind::scan:
     case NodeKind::user:
+    case NodeKind::source:
       break;
     }
     throw ValueError("internal: materialised node reached the lowering switch");

@@ -38,12 +38,13 @@ inline bool copies_blocks(const Body& body, const graph::Node* n) {
 using ForcedSet = std::unordered_set<const graph::Node*>;
 
 /// True when a node below a program's root is read from memory rather than computed in place:
-/// stored data, reductions, assembled blocks (reshape, concatenate), scans, user block functions,
-/// and intermediates in `forced`.
+/// stored data, lazy leaves read from outside memory, reductions, assembled blocks (reshape,
+/// concatenate), scans, user block functions, and intermediates in `forced`.
 inline bool is_materialized(const graph::Node* n, const ForcedSet& forced) {
   return n->kind == graph::NodeKind::stored || n->kind == graph::NodeKind::reduce ||
          n->kind == graph::NodeKind::assemble || n->kind == graph::NodeKind::scan ||
-         n->kind == graph::NodeKind::user || forced.count(n) != 0;
+         n->kind == graph::NodeKind::user || n->kind == graph::NodeKind::source ||
+         forced.count(n) != 0;
 }
 
 /// Lowers the region below `root` (iterated over root's shape, rank `ndim`) into `body`: root

@@ -102,7 +102,9 @@ struct ScanStage {
 /// concatenate, copied together from pieces of its inputs' blocks (its pieces are in
 /// Plan::gathers, as a gather's are, and every output element is written by one of them); scan:
 /// one block scanned along an axis with the carried prefix of the blocks before it (Plan::scans);
-/// user: a user block function called on its inputs, into a new buffer (Plan::users).
+/// user: a user block function called on its inputs, into a new buffer (Plan::users); load: a
+/// block of a lazy leaf read from its source into a new buffer (Plan::loads); write: a computed
+/// block handed to a sink in host memory (Plan::writes; its one input in Plan::inputs).
 enum class TaskKind : std::uint8_t {
   program,
   gather,
@@ -110,7 +112,9 @@ enum class TaskKind : std::uint8_t {
   join,
   assemble, // reshape helper
   scan,     // scans helper (issue 21)
-  user      // usercode helper: Plan::users[index] on output block `block`
+  user,     // usercode helper: Plan::users[index] on output block `block`
+  load,     // Plan::loads[index] read for block `block` of its grid
+  write     // block `block` of Plan::writes[index]'s grid handed to its sink
 };
 
 struct Task {
@@ -142,6 +146,22 @@ struct UserStage {
   BlockInfo info(index_t block) const;
 };
 
+/// A lazy leaf whose blocks are read by load tasks (Task::block is the block number in `grid`),
+/// each made only when some task reads the block, at most once per plan.
+struct LoadStage {
+  std::shared_ptr<const graph::BlockSource> source;
+  ChunkGrid grid;
+  DType dtype = DType::float64;
+};
+
+/// An array whose blocks are handed to `sink` (detail::write_blocks): one write task per block
+/// of `grid`, reading the block (its one input) and calling the sink with it in host memory.
+struct WriteStage {
+  graph::BlockSink* sink = nullptr; ///< the caller's, alive for the whole computation
+  ChunkGrid grid;
+  DType dtype = DType::float64;
+};
+
 /// Per-task input of a program (a stored leaf's buffer and its map for this block) or of a
 /// combine (a partial, leaf = -1).
 struct TaskInput {
@@ -158,13 +178,16 @@ struct Plan {
   std::vector<std::vector<GatherPiece>> gathers; ///< pieces of gather and assemble tasks
   std::vector<Combine> combines;
   std::vector<ScanStage> scans;
-  std::vector<UserStage> users; ///< usercode helper: user block functions (TaskKind::user)
+  std::vector<UserStage> users;   ///< usercode helper: user block functions (TaskKind::user)
+  std::vector<LoadStage> loads;   ///< lazy leaves read by load tasks
+  std::vector<WriteStage> writes; ///< arrays written block by block by write tasks
   std::vector<Task> tasks;
   std::vector<TaskInput> inputs;
   std::vector<InputRef> combine_inputs;  ///< combine tasks: partials in combine order
   std::vector<std::vector<TaskId>> deps; ///< per task, the tasks it waits for
   std::vector<Destination> destinations;
-  /// Per requested array: for persist(), the task producing each block (C order over its grid).
+  /// Per requested array: for persist(), the task producing each block (C order over its grid);
+  /// empty for the other kinds.
   std::vector<std::vector<TaskId>> result_blocks;
   /// Keeps the graph (and so the stored buffers that InputRefs point at) alive.
   std::vector<graph::NodePtr> roots;
@@ -184,8 +207,11 @@ struct Plan {
 /// What to produce for each requested array.
 struct Request {
   graph::NodePtr node;
-  enum class Kind : std::uint8_t { destination, blocks } kind = Kind::destination;
-  Destination destination; ///< for Kind::destination
+  /// destination: into caller memory; blocks: kept as buffers (persist); write: each block
+  /// handed to `sink` once it is computed, then freed.
+  enum class Kind : std::uint8_t { destination, blocks, write } kind = Kind::destination;
+  Destination destination;          ///< for Kind::destination
+  graph::BlockSink* sink = nullptr; ///< for Kind::write
 };
 
 /// Lowers arrays to one plan. Materialised intermediates shared between requests are computed

@@ -25,7 +25,7 @@ Body Planner::lower_root(const NodePtr& n) {
   const int ndim = static_cast<int>(n->shape.ndim());
   const bool itself = n->kind != NodeKind::stored && n->kind != NodeKind::reduce &&
                       n->kind != NodeKind::assemble && n->kind != NodeKind::scan &&
-                      n->kind != NodeKind::user;
+                      n->kind != NodeKind::user && n->kind != NodeKind::source;
   Body body;
   if (!itself) {
     lower_program(n, ndim, false, forced_, body); // one stored leaf
@@ -54,7 +54,7 @@ Body Planner::materialize_program(const NodePtr& n) {
   // (reshapes, concatenations, user functions) get copies of its blocks, made by this program.
   if (graph::is_borrowed(*n))
     return lower_root(n);
-  if (n->kind == NodeKind::stored)
+  if (n->kind == NodeKind::stored || n->kind == NodeKind::source)
     return Body{};
   if (n->kind == NodeKind::assemble) {
     // No program: its tasks copy pieces of its inputs' blocks, which are planned first.
@@ -122,6 +122,8 @@ std::vector<InputRef> Planner::materialize_tasks(const NodePtr& n, Body body) {
       refs.push_back(InputRef{InputRef::Kind::stored, 0, b.get()});
     return refs;
   }
+  if (n->kind == NodeKind::source)
+    return plan_source(*n);
   if (n->kind == NodeKind::reduce)
     return plan_reduce(n, std::move(body));
   if (n->kind == NodeKind::assemble)
@@ -192,14 +194,14 @@ std::uint32_t Planner::add_stage(Body body, const ChunkGrid& grid) {
 }
 
 bool Planner::planned_blocks(const graph::Node& n, const Body& body, std::vector<TaskId>& ids) {
-  // A node read from memory (a scan, user blocks, assembled blocks) whose every block is the
-  // buffer of one task is persisted as those buffers: the executors keep result buffers even when
-  // other tasks read them too (a scan's next block reads its carry), so no block is copied.
-  const auto it = blocks_of_.find(&n);
-  if (it == blocks_of_.end() || !copies_blocks(body, &n))
+  // A node read from memory (a scan, user blocks, assembled blocks, loaded blocks) whose every
+  // block is the buffer of one task is persisted as those buffers: the executors keep result
+  // buffers even when other tasks read them too (a scan's next block reads its carry), so no
+  // block is copied.
+  if (!blocks_of_.count(&n) || !copies_blocks(body, &n))
     return false;
   std::vector<TaskId> found;
-  for (const InputRef& ref : it->second) {
+  for (const InputRef& ref : all_blocks(n)) {
     if (ref.kind != InputRef::Kind::task)
       return false;
     const Output& out = plan.tasks[ref.task].output;
@@ -225,11 +227,16 @@ void Planner::request(const Request& r) {
   plan.roots.push_back(r.node);
   Body body = lower_root(r.node);
   materialize_reads(body);
-  if (r.kind == Request::Kind::blocks) {
+  if (r.kind != Request::Kind::destination) {
     std::vector<TaskId> ids;
     if (!planned_blocks(*r.node, body, ids))
       plan_elementwise(r.node, std::move(body), Output{Output::Kind::buffer, r.node->dtype, 0, -1},
                        &ids);
+    if (r.kind == Request::Kind::write) {
+      // The blocks are freed once written: the write tasks are their last readers.
+      add_writes(*r.node, r.sink, ids);
+      ids.clear();
+    }
     plan.result_blocks.push_back(std::move(ids));
     return;
   }

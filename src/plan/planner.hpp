@@ -4,7 +4,7 @@
 // elementwise_tasks.cpp (a program's tasks over a grid), reads.cpp and gathers.cpp (what a task
 // reads, aligned to the blocks it reads from), reduction.cpp (stage and combine tree of a
 // reduction), shared_moments.cpp (one moments pass serving several mean, var and std), scan.cpp
-// (the chain of scan tasks along a scanned axis).
+// (the chain of scan tasks along a scanned axis), block_io.cpp (load and write tasks).
 #pragma once
 
 #include "index_maps.hpp"
@@ -138,6 +138,21 @@ private:
   InputRef user_input(const graph::Node& src, const UserStage& u, index_t block,
                       std::vector<TaskId>& deps);
 
+  // ---- block_io.cpp: lazy leaves' load tasks, and write tasks
+
+  /// A lazy leaf's blocks before any is read: placeholders, each replaced by its load task when
+  /// block_ref first reads it.
+  std::vector<InputRef> plan_source(const graph::Node& n);
+  /// Block `block` (C order over its grid) of materialised node `src`: for a lazy leaf, its load
+  /// task, made on this first read. Every read of a planned block goes through here.
+  InputRef block_ref(const graph::Node& src, index_t block);
+  /// Every block of `src` (block_ref of each).
+  std::vector<InputRef> all_blocks(const graph::Node& src);
+  /// What a read of an empty box of `src` points at: no block of a lazy leaf is loaded for it.
+  InputRef empty_read(const graph::Node& src);
+  /// The write tasks handing each of n's blocks (made by `blocks`, C order) to `sink`.
+  void add_writes(const graph::Node& n, graph::BlockSink* sink, const std::vector<TaskId>& blocks);
+
   // ---- shared_moments.cpp
 
   using MomentsKey = std::pair<const graph::Node*, std::uint32_t>;
@@ -159,6 +174,9 @@ private:
            const Buffer*>
       borrowed_;
   TaskSplit split_;
+  /// Per lazy leaf, its LoadStage in plan.loads, made with its first load task.
+  std::unordered_map<const graph::Node*, std::uint32_t> load_stages_;
+  const Buffer* empty_block_ = nullptr; ///< empty_read's buffer, once made
 };
 
 } // namespace chunked::plan::detail

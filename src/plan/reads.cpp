@@ -88,7 +88,6 @@ InputRef Planner::resolve_read(const StoredLeafInfo& info,
                                const std::array<index_t, max_ndim>& extent, int ndim,
                                AffineMap& map, std::vector<TaskId>& deps) {
   const Node& src = *info.node;
-  const auto& blocks = blocks_of_.at(&src);
   const std::size_t nd = info.coords.size();
   bool empty = false;
   for (int k = 0; k < ndim; ++k)
@@ -120,7 +119,7 @@ InputRef Planner::resolve_read(const StoredLeafInfo& info,
   if (empty || src.shape.size() == 0) {
     // Nothing is read; any block keeps the pointer valid.
     map = AffineMap{};
-    return read_from(blocks[0]);
+    return read_from(empty_read(src));
   }
   std::vector<index_t> blo(nd), bhi(nd);
   bool single = true;
@@ -131,7 +130,7 @@ InputRef Planner::resolve_read(const StoredLeafInfo& info,
   }
   if (single) {
     read_through(src.grid.block_offset(blo), src.grid.block_shape(blo).extents());
-    return read_from(blocks[src.grid.block_number(blo)]);
+    return read_from(block_ref(src, src.grid.block_number(blo)));
   }
   // The read spans several blocks: gather its bounding box into one buffer first.
   std::vector<index_t> rext(nd);

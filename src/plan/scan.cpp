@@ -22,7 +22,7 @@ std::vector<InputRef> Planner::plan_scan(const graph::NodePtr& n, Body body) {
   // they are already planned and only copied, the scan reads them where they are.
   std::vector<InputRef> blocks =
       copies_blocks(body, in.get()) && blocks_of_.count(in.get())
-          ? blocks_of_.at(in.get())
+          ? all_blocks(*in)
           : plan_elementwise(in, std::move(body), Output{Output::Kind::buffer, in->dtype, 0, -1},
                              nullptr);
   expect_tasks(*n, n->grid, 1);

@@ -167,7 +167,6 @@ std::vector<InputRef> Planner::plan_user(const graph::Node& n) {
 
 InputRef Planner::user_input(const graph::Node& src, const UserStage& u, index_t block,
                              std::vector<TaskId>& deps) {
-  const auto& blocks = blocks_of_.at(&src);
   const index_t nd = src.shape.ndim();
   const std::vector<index_t> idx = u.input_grid.block_index(block);
   const std::vector<index_t> off = u.input_grid.block_offset(idx);
@@ -183,7 +182,7 @@ InputRef Planner::user_input(const graph::Node& src, const UserStage& u, index_t
     runs[kk] = axis_runs(src.grid, k, off[kk] - lo, off[kk] + ext[kk] + hi, u.boundary);
   }
   if (direct) { // the block itself, as the input's own program or memory holds it
-    const InputRef ref = blocks[static_cast<std::size_t>(src.grid.block_number(idx))];
+    const InputRef ref = block_ref(src, src.grid.block_number(idx));
     if (ref.kind == InputRef::Kind::task)
       deps.push_back(ref.task);
     return ref;
@@ -223,7 +222,7 @@ InputRef Planner::user_input(const graph::Node& src, const UserStage& u, index_t
         leaf.map.base += r.start * bstride[k];
         leaf.map.coef[k] = r.step * bstride[k];
       }
-      piece.source = blocks[static_cast<std::size_t>(src.grid.block_number(bi))];
+      piece.source = block_ref(src, src.grid.block_number(bi));
       if (piece.source.kind == InputRef::Kind::task)
         gather_deps.push_back(piece.source.task);
     }
@@ -238,7 +237,7 @@ InputRef Planner::user_input(const graph::Node& src, const UserStage& u, index_t
   }
   // A constant piece reads no input, but executors bind one: the block's own, read anyway.
   for (GatherPiece& c : constants) {
-    c.source = pieces.empty() ? blocks.front() : pieces.front().source;
+    c.source = pieces.empty() ? block_ref(src, 0) : pieces.front().source;
     if (c.source.kind == InputRef::Kind::task)
       gather_deps.push_back(c.source.task);
     pieces.push_back(std::move(c));

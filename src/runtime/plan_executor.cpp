@@ -81,6 +81,12 @@ void PlanExecutor::dispatch(TaskId id, int worker) {
   case plan::TaskKind::user:
     run_user(id, task, worker);
     break;
+  case plan::TaskKind::load:
+    run_load(id, task, worker);
+    break;
+  case plan::TaskKind::write:
+    run_write(id, task, worker);
+    break;
   }
 }
 

@@ -44,9 +44,11 @@ template <class F> void for_each_input(const plan::Plan& plan, std::size_t t, F&
       f(plan.combine_inputs[j]);
     break;
   case plan::TaskKind::join:
-    break; // its pieces wrote its buffer
+  case plan::TaskKind::load:
+    break; // its pieces wrote its buffer; a load reads outside memory
   case plan::TaskKind::scan:
   case plan::TaskKind::user:
+  case plan::TaskKind::write:
     for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
       f(plan.inputs[j].ref);
     break;
@@ -105,6 +107,11 @@ protected:
 
   /// A user block function on one output block, into a new buffer (usercode helper).
   virtual void run_user(TaskId id, const plan::Task& task, int worker) = 0;
+
+  /// A lazy leaf's block read from its source (runtime/block_io_call.hpp) into a new buffer.
+  virtual void run_load(TaskId id, const plan::Task& task, int worker) = 0;
+  /// A computed block (the task's one input) handed to its sink in host memory.
+  virtual void run_write(TaskId id, const plan::Task& task, int worker) = 0;
 
   const plan::Plan& plan_;
 };

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chunked/core/backend_tags.hpp>
+#include <chunked/graph/block_io.hpp>
 #include <chunked/graph/node.hpp>
 #include <chunked/runtime/compute_options.hpp>
 
@@ -27,6 +28,16 @@ void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
 /// Computes node's blocks and keeps them in memory as a stored node with the same grid.
 graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend,
                        const ComputeOptions& options);
+
+/// Computes node's blocks (one plan: each block of its grid made by one task, shared
+/// intermediates computed once) and hands each to `sink.write` once, in host memory, as soon as
+/// it is computed, then frees it: a few blocks per worker are alive at a time, never the whole
+/// array. An empty array writes nothing. An exception from the sink or from a lazy leaf's source
+/// stops the computation and comes out here (a chunked::Error unchanged; another std::exception
+/// as a chunked::Error holding its message and naming the block); ValueError and BackendError as
+/// compute_into for the options and the backend.
+void write_blocks(const graph::NodePtr& node, graph::BlockSink& sink, BackendKind backend,
+                  const ComputeOptions& options);
 
 /// Copies dense C-order host data into blocks of `chunks` (a stored node), in memory that
 /// `backend` reads fastest: pinned host memory when it runs on CUDA.

@@ -7,6 +7,7 @@
 #include <chunked/core/chunk_grid.hpp>
 #include <chunked/core/dtype.hpp>
 #include <chunked/core/shape.hpp>
+#include <chunked/graph/block_io.hpp>
 #include <chunked/ops/op_code.hpp>
 #include <chunked/ops/reduce_op.hpp>
 #include <chunked/ops/scalar_value.hpp>
@@ -55,6 +56,11 @@ struct ArangeParams {
 };
 struct StoredParams {
   std::shared_ptr<const StoredData> data;
+};
+/// A lazy leaf (load_npy, from_zarr): its blocks are read from `source` when a computation needs
+/// them, each block at most once per computation, never the blocks no task reads.
+struct SourceParams {
+  std::shared_ptr<const BlockSource> source;
 };
 struct ElementwiseParams {
   ops::OpCode op = ops::OpCode::add;
@@ -119,7 +125,8 @@ enum class NodeKind : unsigned char {
   reduce,
   assemble, // reshape helper: blocks copied together from pieces of the inputs' blocks
   scan,     // scans helper (issue 21)
-  user      // usercode helper: map_blocks, map_overlap (UserParams)
+  user,     // usercode helper: map_blocks, map_overlap (UserParams)
+  source    // a lazy leaf whose blocks are read from outside memory (SourceParams)
 };
 
 struct Node {
@@ -129,7 +136,8 @@ struct Node {
   ChunkGrid grid;
   std::vector<NodePtr> inputs;
   std::variant<RandomParams, ConstantParams, ArangeParams, StoredParams, ElementwiseParams,
-               ViewParams, RechunkParams, ReduceParams, AssembleParams, ScanParams, UserParams>
+               ViewParams, RechunkParams, ReduceParams, AssembleParams, ScanParams, UserParams,
+               SourceParams>
       params;
 
   template <class P> const P& as() const { return std::get<P>(params); }
@@ -143,6 +151,9 @@ NodePtr make_constant(const Shape& shape, const std::vector<index_t>& chunks, DT
 NodePtr make_arange(index_t length, index_t chunk, DType dtype, ops::Scalar start,
                     ops::Scalar step);
 NodePtr make_stored(std::shared_ptr<const StoredData> data);
+/// A lazy leaf of `dtype` over `grid` (its shape is the grid's) whose blocks `source` reads.
+/// ValueError for a null source or a rank past max_ndim.
+NodePtr make_source(DType dtype, ChunkGrid grid, std::shared_ptr<const BlockSource> source);
 /// Elementwise op over inputs of equal shape (broadcast first); inserts no casts itself.
 NodePtr make_elementwise(ops::OpCode op, DType result, std::vector<NodePtr> inputs);
 /// A call of user function `fn` on inputs of its parameter dtypes and of equal shape (broadcast

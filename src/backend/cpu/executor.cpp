@@ -7,6 +7,7 @@
 #include "backend/cpu/scan.hpp"
 #include "plan/partial.hpp"
 #include "runtime/backend.hpp"
+#include "runtime/block_io_call.hpp"
 #include "runtime/plan_executor.hpp"
 #include "runtime/user_call.hpp"
 
@@ -89,6 +90,18 @@ private:
     auto out = make_host_buffer(output_bytes(task.output, plan::ReduceOp::sum));
     runtime::call_user(u, info, {out->data(), info.shape}, in);
     outputs_[id] = std::move(out);
+  }
+
+  /// Reads run on the worker threads, so that several blocks are read at once.
+  void run_load(runtime::TaskId id, const plan::Task& task, int) override {
+    auto out = make_host_buffer(output_bytes(task.output, plan::ReduceOp::sum));
+    runtime::read_block(plan_.loads[task.index], task.block, out->data());
+    outputs_[id] = std::move(out);
+  }
+
+  void run_write(runtime::TaskId, const plan::Task& task, int) override {
+    runtime::write_block(plan_.writes[task.index], task.block,
+                         pointer(plan_.inputs[task.inputs_begin].ref));
   }
 
   void run_combine(runtime::TaskId id, const plan::Task& task, int) override {

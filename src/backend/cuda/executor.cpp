@@ -14,6 +14,7 @@
 #include "backend/cuda/scan.hpp"
 #include "backend/cuda/user_stream.hpp"
 #include "plan/partial.hpp"
+#include "runtime/block_io_call.hpp"
 #include "runtime/plan_executor.hpp"
 #include "runtime/user_call.hpp"
 
@@ -453,6 +454,41 @@ private:
                                      u.fn->name, runtime::block_label(info.block), d.id(),
                                      cudaGetErrorString(error)));
     outputs_[id] = std::move(out);
+  }
+
+  /// A lazy leaf's block read into page-locked memory, then copied to the device.
+  void run_load(runtime::TaskId id, const plan::Task& task, int worker) override {
+    DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
+    const Stream& s = d.stream();
+    const std::size_t bytes = output_bytes(task.output, plan::ReduceOp::sum);
+    PinnedBuffer host(bytes);
+    runtime::read_block(plan_.loads[task.index], task.block, host.data());
+    auto out = d.memory.allocate(bytes, s);
+    if (bytes > 0)
+      CHUNKED_CUDA_TRY(
+          cudaMemcpyAsync(out->data(), host.data(), bytes, cudaMemcpyHostToDevice, s.get()), d.id(),
+          "(loading a block)");
+    s.synchronize("(loading a block)");
+    outputs_[id] = std::move(out);
+  }
+
+  /// A computed block copied to page-locked memory and handed to its sink.
+  void run_write(runtime::TaskId, const plan::Task& task, int worker) override {
+    DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
+    const Stream& s = d.stream();
+    const void* block = device_pointer(d, plan_.inputs[task.inputs_begin].ref);
+    const std::size_t bytes =
+        static_cast<std::size_t>(
+            plan_.writes[task.index]
+                .grid.block_shape(plan_.writes[task.index].grid.block_index(task.block))
+                .size()) *
+        dtype_size(plan_.writes[task.index].dtype);
+    PinnedBuffer host(bytes);
+    if (bytes > 0)
+      CHUNKED_CUDA_TRY(cudaMemcpyAsync(host.data(), block, bytes, cudaMemcpyDeviceToHost, s.get()),
+                       d.id(), "(writing a block)");
+    s.synchronize("(writing a block)");
+    runtime::write_block(plan_.writes[task.index], task.block, host.data());
   }
 
   void run_join(runtime::TaskId, const plan::Task&, int) override {
