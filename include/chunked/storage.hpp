@@ -25,7 +25,7 @@ struct ZarrOptions {
   double fill_value = 0;
   /// "." or "/" between chunk indices in chunk keys; "" for the version's default ("." for v2,
   /// "/" for v3's c/i/j keys).
-  std::string dimension_separator;
+  std::string dimension_separator{};
   /// Blosc's inner compressor ("lz4", "zstd", ...) and shuffle (0 none, 1 byte, 2 bit).
   std::string blosc_cname = "lz4";
   int blosc_shuffle = 1;
@@ -35,7 +35,7 @@ struct ZarrOptions {
   /// User attributes, a JSON object's text: written to .zattrs (v2) or "attributes" (v3).
   std::string attributes = "{}";
   /// v3 dimension_names, one per axis, or none.
-  std::vector<std::string> dimension_names;
+  std::vector<std::string> dimension_names{};
 };
 
 namespace detail {
