@@ -1,0 +1,178 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The storage test against NumPy, Zarr-Python (v2) and Dask.
+
+1. Python writes npy files (every dtype, both orders, both byte orders, format versions 1.0-3.0)
+   and Zarr v2 stores (each compressor, ragged edge chunks, fill values, missing chunks, both
+   separators, big-endian, order F), with their values as .bin files and a manifest;
+2. `interop read` reads them with chunked and compares bit for bit;
+3. `interop write` writes npy files and Zarr stores of every dtype and compressor;
+4. Python reads those with NumPy, Zarr-Python and dask.array.from_zarr and compares exactly.
+
+Usage: interop.py --program PATH --work-dir DIR. Exit 77 (skip) without zarr or dask.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+try:
+    import dask.array as da
+    import numcodecs
+    import zarr
+except ImportError as e:  # pragma: no cover
+    print(f"storage interop: skipped: {e} (scripts/setup installs python3-zarr and python3-dask)")
+    sys.exit(77)
+
+DTYPES = ["<f8", ">f8", "<f4", ">f4", "<i8", ">i8", "<i4", ">i4", "|b1"]
+NAMES = {"f8": "float64", "f4": "float32", "i8": "int64", "i4": "int32", "b1": "bool"}
+
+
+def values(shape, dtype):
+    n = int(np.prod(shape))
+    i = np.arange(n)
+    kind = np.dtype(dtype).kind
+    if kind == "b":
+        v = i % 3 == 1
+    elif kind == "f":
+        v = (i - 7) * 0.375
+    else:
+        v = i * 13 - 40
+    return v.astype(dtype).reshape(shape)
+
+
+class Manifest:
+    def __init__(self, root):
+        self.root = root
+        self.lines = []
+
+    def add(self, kind, name, expected):
+        """Records an array and writes its expected values (C order, little-endian)."""
+        bin_name = name.replace("/", "_") + ".bin"
+        native = np.ascontiguousarray(expected).astype(expected.dtype.newbyteorder("<"))
+        native.tofile(os.path.join(self.root, bin_name))
+        dtype = NAMES[expected.dtype.str[1:]]
+        shape = " ".join(str(e) for e in expected.shape)
+        self.lines.append(f"{kind} {name} {dtype} {expected.ndim} {shape} {bin_name}".replace("  ", " "))
+
+    def save(self):
+        with open(os.path.join(self.root, "manifest.txt"), "w") as f:
+            f.write("\n".join(self.lines) + "\n")
+
+
+def write_npy(root, m):
+    for dtype in DTYPES:
+        for order in "CF":
+            a = np.asarray(values((5, 4), dtype), order=order)
+            tag = dtype.replace("<", "le").replace(">", "be").replace("|", "")
+            name = f"py_{tag}_{order}.npy"
+            np.save(os.path.join(root, name), a)
+            m.add("npy", name, a)
+    for version in [(1, 0), (2, 0), (3, 0)]:
+        a = values((3, 7), "<f8")
+        name = f"py_v{version[0]}.npy"
+        with open(os.path.join(root, name), "wb") as f:
+            np.lib.format.write_array(f, a, version=version)
+        m.add("npy", name, a)
+    for shape in [(), (0,), (6,), (2, 3, 4)]:
+        a = values(shape, "<i4")
+        name = f"py_shape{len(shape)}_{int(np.prod(shape))}.npy"
+        np.save(os.path.join(root, name), a)
+        m.add("npy", name, a)
+
+
+COMPRESSORS = {
+    "none": None,
+    "zstd": numcodecs.Zstd(level=3),
+    "gzip": numcodecs.GZip(level=5),
+    "blosc_lz4": numcodecs.Blosc(cname="lz4", clevel=5, shuffle=numcodecs.Blosc.SHUFFLE),
+    "blosc_zstd_bit": numcodecs.Blosc(cname="zstd", clevel=3, shuffle=numcodecs.Blosc.BITSHUFFLE),
+    "blosc_noshuffle": numcodecs.Blosc(cname="lz4", clevel=1, shuffle=numcodecs.Blosc.NOSHUFFLE),
+    "zlib": numcodecs.Zlib(level=4),
+}
+
+
+def write_zarr(root, m):
+    for cname, compressor in COMPRESSORS.items():
+        for dtype in DTYPES:
+            tag = dtype.replace("<", "le").replace(">", "be").replace("|", "")
+            name = f"py_{cname}_{tag}.zarr"
+            fill = False if dtype == "|b1" else 5
+            z = zarr.open(os.path.join(root, name), mode="w", shape=(7, 5), chunks=(3, 2),
+                          dtype=dtype, compressor=compressor, fill_value=fill)
+            z[:] = values((7, 5), dtype)
+            m.add("zarr", name, z[:])
+    # Missing chunks read as the fill value: NaN, Infinity, an integer; "/" separators; order F.
+    for fill, tag in [(np.nan, "nan"), (np.inf, "inf"), (-np.inf, "ninf")]:
+        name = f"py_fill_{tag}.zarr"
+        z = zarr.open(os.path.join(root, name), mode="w", shape=(9, 4), chunks=(4, 3),
+                      dtype="<f8", fill_value=fill, dimension_separator="/")
+        z[1:5, :2] = 1.5
+        m.add("zarr", name, z[:])
+    name = "py_order_f.zarr"
+    z = zarr.open(os.path.join(root, name), mode="w", shape=(6, 5), chunks=(4, 4), dtype=">i8",
+                  order="F", fill_value=-3)
+    z[:, :3] = values((6, 3), ">i8")
+    m.add("zarr", name, z[:])
+    name = "py_scalar.zarr"
+    z = zarr.open(os.path.join(root, name), mode="w", shape=(), dtype="<f4")
+    z[...] = 4.25
+    m.add("zarr", name, z[...])
+    name = "py_empty.zarr"
+    z = zarr.open(os.path.join(root, name), mode="w", shape=(0, 3), chunks=(2, 2), dtype="<f8")
+    m.add("zarr", name, z[:])
+
+
+def check_chunked_outputs(root):
+    """Reads what chunked wrote with NumPy, Zarr-Python and Dask; returns the failures."""
+    failures = []
+    with open(os.path.join(root, "manifest.txt")) as f:
+        lines = [line.split() for line in f if line.strip()]
+    for parts in lines:
+        kind, name, dtype, nd = parts[0], parts[1], parts[2], int(parts[3])
+        shape = tuple(int(e) for e in parts[4:4 + nd])
+        want = np.fromfile(os.path.join(root, parts[4 + nd]), dtype=np.dtype(dtype).newbyteorder("<"))
+        want = want.reshape(shape)
+        path = os.path.join(root, name)
+        got = np.load(path) if kind == "npy" else zarr.open(path, mode="r")[...]
+        if got.dtype != want.dtype or got.shape != want.shape or not np.array_equal(got, want):
+            failures.append(f"{name}: got {got.dtype} {got.shape}, want {want.dtype} {shape}")
+        if kind == "zarr" and nd > 0:
+            if not np.array_equal(da.from_zarr(path).compute(), want):
+                failures.append(f"{name}: dask.array.from_zarr differs")
+    print(f"storage interop: {len(lines)} arrays written by chunked read by NumPy/Zarr-Python/Dask")
+    return failures
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--program", required=True)
+    p.add_argument("--work-dir", required=True)
+    args = p.parse_args()
+    work = os.path.join(args.work_dir, "storage_interop")
+    shutil.rmtree(work, ignore_errors=True)
+    py_dir, cpp_dir = os.path.join(work, "python"), os.path.join(work, "chunked")
+    os.makedirs(py_dir)
+    os.makedirs(cpp_dir)
+    print(f"storage interop: NumPy {np.__version__}, Zarr-Python {zarr.__version__}, "
+          f"numcodecs {numcodecs.__version__}")
+    m = Manifest(py_dir)
+    write_npy(py_dir, m)
+    write_zarr(py_dir, m)
+    m.save()
+    if subprocess.call([args.program, "read", py_dir]) != 0:
+        print("storage interop: chunked could not read what Python wrote")
+        return 1
+    if subprocess.call([args.program, "write", cpp_dir]) != 0:
+        print("storage interop: chunked could not write")
+        return 1
+    failures = check_chunked_outputs(cpp_dir)
+    for f in failures:
+        print("FAIL", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
