@@ -4,6 +4,7 @@
 //                       Python wrote) and compares it bit for bit with its expected values
 //   interop write DIR   writes npy files and Zarr stores of every dtype and compressor into DIR,
 //                       with their expected values and a manifest, for Python to check
+//   interop write3 DIR  the same with Zarr v3 stores (for TensorStore, tensorstore_v3.py)
 // Manifest lines: `npy|zarr <path> <dtype> <ndim> <extent>... <expected .bin path>`, paths
 // relative to DIR; a .bin holds the values in C order, little-endian.
 #include <chunked/chunked.hpp>
@@ -92,7 +93,7 @@ int read_mode(const std::string& dir) {
     }
     ++checked;
   }
-  std::cout << "interop read: " << checked << " arrays written by Python checked, " << failed
+  std::cout << "interop read: " << checked << " arrays checked, " << failed
             << " failed\n";
   return failed == 0 && checked > 0 ? 0 : 1;
 }
@@ -111,7 +112,8 @@ template <class T> T value(index_t i) {
 
 class Writer {
 public:
-  explicit Writer(std::string dir) : dir_(std::move(dir)), manifest_(dir_ + "/manifest.txt") {}
+  Writer(std::string dir, int version)
+      : dir_(std::move(dir)), manifest_(dir_ + "/manifest.txt"), version_(version) {}
 
   template <class T> void all_of_dtype(const std::string& dtype) {
     const Shape shape{7, 5};
@@ -123,17 +125,21 @@ public:
     std::ofstream(dir_ + "/" + bin, std::ios::binary)
         .write(reinterpret_cast<const char*>(host.data()),
                static_cast<std::streamsize>(static_cast<std::size_t>(host.size()) * sizeof(T)));
-    save_npy(dir_ + "/" + dtype + ".npy", x);
-    add("npy", dtype + ".npy", dtype, shape, bin);
+    if (version_ == 2) {
+      save_npy(dir_ + "/" + dtype + ".npy", x);
+      add("npy", dtype + ".npy", dtype, shape, bin);
+    }
     for (const char* compressor : {"none", "zstd", "gzip", "blosc"}) {
       const std::string name = dtype + "_" + compressor + ".zarr";
-      to_zarr(dir_ + "/" + name, x, {.compressor = compressor, .fill_value = 9});
+      to_zarr(dir_ + "/" + name, x,
+              {.version = version_, .compressor = compressor, .fill_value = 9});
       add("zarr", name, dtype, shape, bin);
     }
     const std::string slash = dtype + "_slash_bitshuffle.zarr";
     to_zarr(dir_ + "/" + slash, x,
-            {.compressor = "blosc",
-             .dimension_separator = "/",
+            {.version = version_,
+             .compressor = "blosc",
+             .dimension_separator = version_ == 2 ? "/" : ".",
              .blosc_cname = "zstd",
              .blosc_shuffle = 2,
              .attributes = R"({"written_by": "chunked"})"});
@@ -160,16 +166,18 @@ private:
 
   std::string dir_;
   std::ofstream manifest_;
+  int version_;
 };
 
-int write_mode(const std::string& dir) {
-  Writer w(dir);
+int write_mode(const std::string& dir, int version) {
+  Writer w(dir, version);
   w.all_of_dtype<double>("float64");
   w.all_of_dtype<float>("float32");
   w.all_of_dtype<std::int64_t>("int64");
   w.all_of_dtype<std::int32_t>("int32");
   w.all_of_dtype<bool>("bool");
-  w.zero_dimensional();
+  if (version == 2)
+    w.zero_dimensional();
   std::cout << "interop write: done\n";
   return 0;
 }
@@ -178,12 +186,14 @@ int write_mode(const std::string& dir) {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::cerr << "usage: interop read|write DIR\n";
+    std::cerr << "usage: interop read|write|write3 DIR\n";
     return 2;
   }
   try {
     const std::string mode = argv[1];
-    return mode == "read" ? read_mode(argv[2]) : write_mode(argv[2]);
+    if (mode == "read")
+      return read_mode(argv[2]);
+    return write_mode(argv[2], mode == "write3" ? 3 : 2);
   } catch (const std::exception& e) {
     std::cerr << "interop: " << e.what() << "\n";
     return 1;

@@ -18,6 +18,7 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 try:
     import dask.array as da
     import numcodecs
@@ -26,40 +27,7 @@ except ImportError as e:  # pragma: no cover
     print(f"storage interop: skipped: {e} (scripts/setup installs python3-zarr and python3-dask)")
     sys.exit(77)
 
-DTYPES = ["<f8", ">f8", "<f4", ">f4", "<i8", ">i8", "<i4", ">i4", "|b1"]
-NAMES = {"f8": "float64", "f4": "float32", "i8": "int64", "i4": "int32", "b1": "bool"}
-
-
-def values(shape, dtype):
-    n = int(np.prod(shape))
-    i = np.arange(n)
-    kind = np.dtype(dtype).kind
-    if kind == "b":
-        v = i % 3 == 1
-    elif kind == "f":
-        v = (i - 7) * 0.375
-    else:
-        v = i * 13 - 40
-    return v.astype(dtype).reshape(shape)
-
-
-class Manifest:
-    def __init__(self, root):
-        self.root = root
-        self.lines = []
-
-    def add(self, kind, name, expected):
-        """Records an array and writes its expected values (C order, little-endian)."""
-        bin_name = name.replace("/", "_") + ".bin"
-        native = np.ascontiguousarray(expected).astype(expected.dtype.newbyteorder("<"))
-        native.tofile(os.path.join(self.root, bin_name))
-        dtype = NAMES[expected.dtype.str[1:]]
-        shape = " ".join(str(e) for e in expected.shape)
-        self.lines.append(f"{kind} {name} {dtype} {expected.ndim} {shape} {bin_name}".replace("  ", " "))
-
-    def save(self):
-        with open(os.path.join(self.root, "manifest.txt"), "w") as f:
-            f.write("\n".join(self.lines) + "\n")
+from manifest import DTYPES, Manifest, read_manifest, values
 
 
 def write_npy(root, m):
@@ -128,13 +96,9 @@ def write_zarr(root, m):
 def check_chunked_outputs(root):
     """Reads what chunked wrote with NumPy, Zarr-Python and Dask; returns the failures."""
     failures = []
-    with open(os.path.join(root, "manifest.txt")) as f:
-        lines = [line.split() for line in f if line.strip()]
-    for parts in lines:
-        kind, name, dtype, nd = parts[0], parts[1], parts[2], int(parts[3])
-        shape = tuple(int(e) for e in parts[4:4 + nd])
-        want = np.fromfile(os.path.join(root, parts[4 + nd]), dtype=np.dtype(dtype).newbyteorder("<"))
-        want = want.reshape(shape)
+    entries = list(read_manifest(root))
+    for kind, name, want in entries:
+        nd, shape = want.ndim, want.shape
         path = os.path.join(root, name)
         got = np.load(path) if kind == "npy" else zarr.open(path, mode="r")[...]
         if got.dtype != want.dtype or got.shape != want.shape or not np.array_equal(got, want):
@@ -142,7 +106,7 @@ def check_chunked_outputs(root):
         if kind == "zarr" and nd > 0:
             if not np.array_equal(da.from_zarr(path).compute(), want):
                 failures.append(f"{name}: dask.array.from_zarr differs")
-    print(f"storage interop: {len(lines)} arrays written by chunked read by NumPy/Zarr-Python/Dask")
+    print(f"storage interop: {len(entries)} arrays written by chunked read by NumPy/Zarr-Python/Dask")
     return failures
 
 

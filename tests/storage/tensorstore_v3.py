@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Zarr v3 against TensorStore: TensorStore writes v3 stores (every dtype, each compressor,
+ragged edge chunks, fill values, chunks it leaves out because they hold only the fill value, both
+chunk key encodings) that chunked reads bit for bit (`interop read`), and reads exactly the v3
+stores chunked writes (`interop write3`).
+
+Usage: tensorstore_v3.py --program PATH --work-dir DIR (PATH: the chunked_storage_interop
+program). Exit 77 (skipped) where `import tensorstore` fails; the GPU machine has it.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from manifest import DTYPES, Manifest, read_manifest, values  # noqa: E402
+
+try:
+    import tensorstore as ts
+except ImportError as e:
+    print(f"tensorstore v3: skipped: {e}")
+    sys.exit(77)
+
+V3_NAMES = {"f8": "float64", "f4": "float32", "i8": "int64", "i4": "int32", "b1": "bool"}
+COMPRESSORS = {
+    "none": [],
+    "zstd": [{"name": "zstd", "configuration": {"level": 3, "checksum": False}}],
+    "zstd_checksum": [{"name": "zstd", "configuration": {"level": 1, "checksum": True}}],
+    "gzip": [{"name": "gzip", "configuration": {"level": 5}}],
+    "blosc": [{"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5,
+                                                 "shuffle": "shuffle", "blocksize": 0}}],
+    "blosc_zstd_bit": [{"name": "blosc", "configuration": {"cname": "zstd", "clevel": 3,
+                                                          "shuffle": "bitshuffle",
+                                                          "blocksize": 0}}],
+}
+
+
+def open_v3(path, **metadata):
+    spec = {"driver": "zarr3", "kvstore": {"driver": "file", "path": path}}
+    if metadata:
+        spec.update({"metadata": metadata, "create": True, "delete_existing": True})
+    return ts.open(spec).result()
+
+
+def write_stores(root, m):
+    for cname, compressor in COMPRESSORS.items():
+        for dtype in DTYPES:
+            tag = dtype.replace("<", "le").replace(">", "be").replace("|", "")
+            name = f"ts_{cname}_{tag}.zarr"
+            endian = "big" if dtype[0] == ">" else "little"
+            bytes_codec = {"name": "bytes"} if dtype == "|b1" else {
+                "name": "bytes", "configuration": {"endian": endian}}
+            fill = False if dtype == "|b1" else 5
+            t = open_v3(os.path.join(root, name), shape=[7, 5], data_type=V3_NAMES[dtype[1:]],
+                        chunk_grid={"name": "regular", "configuration": {"chunk_shape": [3, 2]}},
+                        chunk_key_encoding={"name": "default"}, fill_value=fill,
+                        codecs=[bytes_codec] + compressor)
+            a = values((7, 5), dtype)
+            a[:3, :2] = fill  # a chunk of fill values only: TensorStore does not store it
+            t.write(a).result()
+            m.add("zarr", name, t.read().result())
+    for key_encoding in [{"name": "v2", "configuration": {"separator": "."}},
+                         {"name": "default", "configuration": {"separator": "."}}]:
+        name = f"ts_keys_{key_encoding['name']}.zarr"
+        t = open_v3(os.path.join(root, name), shape=[9, 4], data_type="float64",
+                    chunk_grid={"name": "regular", "configuration": {"chunk_shape": [4, 3]}},
+                    chunk_key_encoding=key_encoding, fill_value="NaN",
+                    codecs=[{"name": "bytes", "configuration": {"endian": "little"}}])
+        t[1:5, :2] = 1.5
+        m.add("zarr", name, t.read().result())
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--program", required=True)
+    p.add_argument("--work-dir", required=True)
+    args = p.parse_args()
+    work = os.path.join(args.work_dir, "tensorstore_v3")
+    shutil.rmtree(work, ignore_errors=True)
+    ts_dir, cpp_dir = os.path.join(work, "tensorstore"), os.path.join(work, "chunked")
+    os.makedirs(ts_dir)
+    os.makedirs(cpp_dir)
+    print(f"tensorstore v3: TensorStore {getattr(ts, '__version__', '?')}")
+    m = Manifest(ts_dir)
+    write_stores(ts_dir, m)
+    m.save()
+    if subprocess.call([args.program, "read", ts_dir]) != 0:
+        print("tensorstore v3: chunked could not read what TensorStore wrote")
+        return 1
+    if subprocess.call([args.program, "write3", cpp_dir]) != 0:
+        print("tensorstore v3: chunked could not write")
+        return 1
+    failures = []
+    entries = list(read_manifest(cpp_dir))
+    for kind, name, want in entries:
+        got = open_v3(os.path.join(cpp_dir, name)).read().result()
+        if got.dtype != want.dtype or got.shape != want.shape or not np.array_equal(got, want):
+            failures.append(f"{name}: got {got.dtype} {got.shape}, want {want.dtype} {want.shape}")
+    print(f"tensorstore v3: {len(entries)} v3 stores written by chunked read by TensorStore")
+    for f in failures:
+        print("FAIL", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
