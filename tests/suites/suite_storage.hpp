@@ -175,6 +175,47 @@ TEST_F(Storage, AttributesSeparatorsAndDimensionNamesAreWritten) {
   EXPECT_EQ((from_zarr<float, Backend>(dir / "b.zarr").sum().item()), 6.0f);
 }
 
+// zarr.json as Zarr-Python 3 and TensorStore write it, with chunks written by hand: big-endian
+// bytes, the "v2" and "default" key encodings, a missing chunk, a zero-dimensional array.
+TEST_F(Storage, ReadsHandWrittenV3Stores) {
+  TempDir dir;
+  auto meta = [](const std::string& shape, const std::string& chunks, const std::string& type,
+                 const std::string& keys, const std::string& endian, const std::string& fill) {
+    return R"({"zarr_format": 3, "node_type": "array", "shape": )" + shape + R"(, "data_type": ")" +
+           type + R"(", "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": )" +
+           chunks + R"(}}, "chunk_key_encoding": )" + keys + R"(, "fill_value": )" + fill +
+           R"(, "codecs": [{"name": "bytes", "configuration": {"endian": ")" + endian +
+           R"("}}], "attributes": {}, "dimension_names": null, "storage_transformers": []})";
+  };
+  auto bytes_of = [](std::vector<std::int32_t> v, bool big) {
+    std::string out;
+    for (const std::int32_t x : v)
+      for (int b = 0; b < 4; ++b)
+        out += static_cast<char>((static_cast<std::uint32_t>(x) >> (8 * (big ? 3 - b : b))) & 0xFF);
+    return out;
+  };
+  // Shape (3, 4) in chunks (2, 3): chunk (1, 1) holds one element of the array and is padded.
+  const std::string a = dir / "a.zarr";
+  write_bytes(a + "/zarr.json",
+              meta("[3, 4]", "[2, 3]", "int32", R"({"name": "default"})", "big", "-1"));
+  write_bytes(a + "/c/0/0", bytes_of({0, 1, 2, 4, 5, 6}, true));
+  write_bytes(a + "/c/0/1", bytes_of({3, 0, 0, 7, 0, 0}, true));
+  write_bytes(a + "/c/1/1", bytes_of({11, 99, 99, 99, 99, 99}, true));
+  EXPECT_TRUE(matches(from_zarr<std::int32_t, Backend>(a).compute(),
+                      Dense<std::int32_t>({3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, -1, -1, -1, 11})));
+  const std::string b = dir / "b.zarr";
+  write_bytes(b + "/zarr.json",
+              meta("[2, 2]", "[1, 2]", "int32",
+                   R"({"name": "v2", "configuration": {"separator": "."}})", "little", "7"));
+  write_bytes(b + "/1.0", bytes_of({8, 9}, false));
+  EXPECT_TRUE(matches(from_zarr<std::int32_t, Backend>(b).compute(),
+                      Dense<std::int32_t>({2, 2}, {7, 7, 8, 9})));
+  const std::string c = dir / "c.zarr";
+  write_bytes(c + "/zarr.json", meta("[]", "[]", "int32", R"({"name": "default"})", "little", "0"));
+  write_bytes(c + "/c", bytes_of({42}, false));
+  EXPECT_EQ((from_zarr<std::int32_t, Backend>(c).item()), 42);
+}
+
 /// A store whose chunk 1.0 is corrupt: arrays computed from it fail in the middle of a write.
 std::string corrupt_store(const TempDir& dir) {
   const std::string path = dir / "bad.zarr";
