@@ -63,17 +63,22 @@ void ZarrSink::write(const std::vector<index_t>& block, const std::vector<index_
   if (element_count(extent) == 0)
     return;
   const auto chunk_elems = static_cast<std::size_t>(element_count(meta_.chunks));
+  // A whole chunk on a little-endian host is stored from the block itself, without a copy.
   std::string raw;
-  if (extent == meta_.chunks) {
-    raw.assign(static_cast<const char*>(data), chunk_elems * es);
-  } else {
+  std::string_view bytes(static_cast<const char*>(data), chunk_elems * es);
+  if (extent != meta_.chunks || !host_little_endian) {
     raw.resize(chunk_elems * es);
     fill_elements(raw.data(), chunk_elems, meta_.fill.data(), es);
     copy_corner(data, extent, raw.data(), meta_.chunks, extent, es);
+    if (!host_little_endian) // stores are written little-endian
+      swap_bytes(raw.data(), chunk_elems, es);
+    bytes = raw;
   }
-  if (!host_little_endian) // stores are written little-endian
-    swap_bytes(raw.data(), chunk_elems, es);
-  write_file_atomically(store_.file_for(chunk_key(meta_, block)), codec_->encode(raw));
+  const std::string file = store_.file_for(chunk_key(meta_, block));
+  if (meta_.codec.name == "none")
+    write_file_atomically(file, bytes);
+  else
+    write_file_atomically(file, codec_->encode(bytes));
 }
 
 void write_zarr_meta(const StoreDir& store, const ZarrMeta& meta) {
