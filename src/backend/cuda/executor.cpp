@@ -173,15 +173,18 @@ private:
     return all;
   }
 
-  /// Program tasks go to devices by block number (contiguous ranges per device); gathers and
-  /// combines follow the device of their first input made by a task.
+  /// Program and load tasks go to devices by block number (contiguous ranges per device);
+  /// gathers, combines and writes follow the device of their first input made by a task.
   void assign_workers() {
     const auto ndev = static_cast<index_t>(slots_.size());
     for (std::size_t t = 0; t < plan_.tasks.size(); ++t) {
       const plan::Task& task = plan_.tasks[t];
       int w = -1;
-      if (task.kind == TaskKind::program) {
-        const index_t nb = std::max<index_t>(plan_.stages[task.index].grid.numblocks(), 1);
+      if (task.kind == TaskKind::program || task.kind == TaskKind::load) {
+        // Loads too: they read nothing in memory, and their readers follow them.
+        const ChunkGrid& grid = task.kind == TaskKind::program ? plan_.stages[task.index].grid
+                                                               : plan_.loads[task.index].grid;
+        const index_t nb = std::max<index_t>(grid.numblocks(), 1);
         w = static_cast<int>(task.block * ndev / nb);
       } else {
         runtime::for_each_input(plan_, t, [&](const InputRef& ref) {
