@@ -61,8 +61,9 @@ TEST_F(BlockIo, LazyLeavesComputeLikeTheirValues) {
                           tight<double>()));
       EXPECT_TRUE(
           matches(reshape(x, {ref.size()}).compute(), Dense<double>({ref.size()}, ref.values())));
-      if (ref.size() == 0)
+      if (ref.size() == 0) {
         EXPECT_EQ(src->total_reads(), 0);
+      }
     }
   }
 }
