@@ -11,12 +11,37 @@
 
 namespace chunked::cuda {
 
-PinnedBlock::PinnedBlock(std::size_t bytes) : bytes_(bytes), staging_(bytes <= staging_bytes) {
-  buffer_ = staging_ ? acquire_staging() : std::make_unique<PinnedBuffer>(bytes);
+std::unique_ptr<PinnedBuffer> SparePinned::take(std::size_t bytes) {
+  {
+    std::lock_guard lock(mutex_);
+    auto best = kept_.end();
+    for (auto it = kept_.begin(); it != kept_.end(); ++it)
+      if ((*it)->bytes() >= bytes && (best == kept_.end() || (*it)->bytes() < (*best)->bytes()))
+        best = it;
+    if (best != kept_.end()) {
+      std::unique_ptr<PinnedBuffer> buffer = std::move(*best);
+      kept_.erase(best);
+      return buffer;
+    }
+  }
+  return std::make_unique<PinnedBuffer>(bytes);
+}
+
+void SparePinned::give(std::unique_ptr<PinnedBuffer> buffer) {
+  std::lock_guard lock(mutex_);
+  if (kept_.size() < max_kept)
+    kept_.push_back(std::move(buffer));
+}
+
+PinnedBlock::PinnedBlock(std::size_t bytes, SparePinned& spares)
+    : bytes_(bytes), spares_(bytes <= staging_bytes ? nullptr : &spares) {
+  buffer_ = spares_ ? spares_->take(bytes) : acquire_staging();
 }
 
 PinnedBlock::~PinnedBlock() {
-  if (staging_)
+  if (spares_)
+    spares_->give(std::move(buffer_));
+  else
     release_staging(std::move(buffer_));
 }
 
@@ -55,7 +80,7 @@ HostIo::~HostIo() {
 
 void HostIo::read(Load& load) {
   try {
-    auto block = std::make_unique<PinnedBlock>(load.bytes);
+    auto block = std::make_unique<PinnedBlock>(load.bytes, spares_);
     const plan::Task& task = plan_.tasks[load.task];
     runtime::read_block(plan_.loads[task.index], task.block, block->data());
     std::lock_guard lock(mutex_);
@@ -168,7 +193,7 @@ std::unique_ptr<PinnedBlock> HostIo::write_buffer(std::size_t bytes) {
     write_bytes_ += charge;
   }
   try {
-    return std::make_unique<PinnedBlock>(bytes);
+    return std::make_unique<PinnedBlock>(bytes, spares_);
   } catch (...) {
     std::lock_guard lock(mutex_);
     write_bytes_ -= charge;

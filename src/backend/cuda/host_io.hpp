@@ -19,11 +19,26 @@
 
 namespace chunked::cuda {
 
+/// Page-locked buffers larger than a staging buffer, kept for the next blocks of a computation:
+/// allocating page-locked memory costs milliseconds, and an array's blocks are mostly of one size.
+class SparePinned {
+public:
+  /// A kept buffer of at least `bytes` (the smallest), else a new one.
+  std::unique_ptr<PinnedBuffer> take(std::size_t bytes);
+  /// Keeps `buffer` for reuse, or frees it when max_kept are kept already.
+  void give(std::unique_ptr<PinnedBuffer> buffer);
+  static constexpr std::size_t max_kept = 8;
+
+private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<PinnedBuffer>> kept_;
+};
+
 /// Page-locked host memory for one block: a staging buffer of the process-wide pool when the
-/// block fits one (allocating page-locked memory costs milliseconds), else a buffer of its own.
+/// block fits one, else one of `spares`, to which it goes back.
 class PinnedBlock {
 public:
-  explicit PinnedBlock(std::size_t bytes);
+  PinnedBlock(std::size_t bytes, SparePinned& spares);
   ~PinnedBlock();
   PinnedBlock(const PinnedBlock&) = delete;
   PinnedBlock& operator=(const PinnedBlock&) = delete;
@@ -37,7 +52,7 @@ public:
 private:
   std::unique_ptr<PinnedBuffer> buffer_;
   std::size_t bytes_;
-  bool staging_;
+  SparePinned* spares_; ///< null for a staging buffer
 };
 
 /// One computation's block reads and writes on host threads. Thread-safe: the device workers
@@ -97,6 +112,7 @@ private:
   void reclaim();
 
   const plan::Plan& plan_;
+  SparePinned spares_;                      ///< first: the blocks below go back to it
   std::vector<Load> loads_;                 ///< in task order
   std::vector<std::uint32_t> load_of_task_; ///< per task, its index in loads_
   std::size_t next_load_ = 0;               ///< the first load no reader has looked at
