@@ -4,6 +4,7 @@
 // Memory (buffers, staging, the stored-input cache), launch geometry and the JIT are layers of
 // their own (memory.hpp, launch_geometry.hpp, jit.hpp).
 #include "backend/cuda/copy_rows.hpp"
+#include "backend/cuda/host_io.hpp"
 #include "backend/cuda/jit.hpp"
 #include "backend/cuda/launch_geometry.hpp"
 #include "backend/cuda/memory.hpp"
@@ -70,7 +71,7 @@ public:
       : PlanExecutor(plan), outputs_(plan.tasks.size()), worker_(plan.tasks.size(), 0),
         done_(plan.tasks.size()), stream_of_(plan.tasks.size(), nullptr),
         consumers_(runtime::consumer_lists(plan)), written_by_combine_(plan.tasks.size(), 0),
-        user_stream_(options.stream) {
+        user_stream_(options.stream), io_(plan) {
     const int streams =
         std::clamp(options.streams_per_device > 0 ? options.streams_per_device : default_streams, 1,
                    max_streams_per_device);
@@ -122,6 +123,7 @@ public:
   std::uint64_t run(runtime::TaskId id, int worker) override {
     DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
     DeviceGuard guard(d.id());
+    io_.check(); // a failed write stops the computation at the next task
     // Tasks take the device's streams in turn; dependences between streams are events.
     d.lane = d.next_stream;
     d.next_stream = (d.next_stream + 1) % static_cast<int>(d.streams.size());
@@ -158,6 +160,7 @@ public:
         s->synchronize("(end of compute)");
       slot->memory.settle_staging();
     }
+    io_.finish();
     return std::move(outputs_);
   }
 
@@ -170,15 +173,18 @@ private:
     return all;
   }
 
-  /// Program tasks go to devices by block number (contiguous ranges per device); gathers and
-  /// combines follow the device of their first input made by a task.
+  /// Program and load tasks go to devices by block number (contiguous ranges per device);
+  /// gathers, combines and writes follow the device of their first input made by a task.
   void assign_workers() {
     const auto ndev = static_cast<index_t>(slots_.size());
     for (std::size_t t = 0; t < plan_.tasks.size(); ++t) {
       const plan::Task& task = plan_.tasks[t];
       int w = -1;
-      if (task.kind == TaskKind::program) {
-        const index_t nb = std::max<index_t>(plan_.stages[task.index].grid.numblocks(), 1);
+      if (task.kind == TaskKind::program || task.kind == TaskKind::load) {
+        // Loads too: they read nothing in memory, and their readers follow them.
+        const ChunkGrid& grid = task.kind == TaskKind::program ? plan_.stages[task.index].grid
+                                                               : plan_.loads[task.index].grid;
+        const index_t nb = std::max<index_t>(grid.numblocks(), 1);
         w = static_cast<int>(task.block * ndev / nb);
       } else {
         runtime::for_each_input(plan_, t, [&](const InputRef& ref) {
@@ -456,39 +462,40 @@ private:
     outputs_[id] = std::move(out);
   }
 
-  /// A lazy leaf's block read into page-locked memory, then copied to the device.
-  void run_load(runtime::TaskId id, const plan::Task& task, int worker) override {
+  /// A lazy leaf's block, read ahead into page-locked memory on a host thread (HostIo), copied
+  /// to the device on the task's stream.
+  void run_load(runtime::TaskId id, const plan::Task&, int worker) override {
     DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
     const Stream& s = d.stream();
-    const std::size_t bytes = output_bytes(task.output, plan::ReduceOp::sum);
-    PinnedBuffer host(bytes);
-    runtime::read_block(plan_.loads[task.index], task.block, host.data());
-    auto out = d.memory.allocate(bytes, s);
-    if (bytes > 0)
-      CHUNKED_CUDA_TRY(
-          cudaMemcpyAsync(out->data(), host.data(), bytes, cudaMemcpyHostToDevice, s.get()), d.id(),
-          "(loading a block)");
-    s.synchronize("(loading a block)");
+    std::unique_ptr<PinnedBlock> host = io_.take_load(id);
+    auto out = d.memory.allocate(host->bytes(), s);
+    if (host->bytes() > 0)
+      CHUNKED_CUDA_TRY(cudaMemcpyAsync(out->data(), host->data(), host->bytes(),
+                                       cudaMemcpyHostToDevice, s.get()),
+                       d.id(), "(loading a block)");
+    auto copied = std::make_unique<Event>(d.id());
+    copied->record(s);
+    io_.retire(std::move(host), std::move(copied));
     outputs_[id] = std::move(out);
   }
 
-  /// A computed block copied to page-locked memory and handed to its sink.
-  void run_write(runtime::TaskId, const plan::Task& task, int worker) override {
+  /// A computed block copied to page-locked memory on the task's stream, then handed to its sink
+  /// on a host thread (HostIo) while this worker goes on.
+  void run_write(runtime::TaskId id, const plan::Task& task, int worker) override {
     DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
     const Stream& s = d.stream();
     const void* block = device_pointer(d, plan_.inputs[task.inputs_begin].ref);
+    const plan::WriteStage& w = plan_.writes[task.index];
     const std::size_t bytes =
-        static_cast<std::size_t>(
-            plan_.writes[task.index]
-                .grid.block_shape(plan_.writes[task.index].grid.block_index(task.block))
-                .size()) *
-        dtype_size(plan_.writes[task.index].dtype);
-    PinnedBuffer host(bytes);
+        static_cast<std::size_t>(w.grid.block_shape(w.grid.block_index(task.block)).size()) *
+        dtype_size(w.dtype);
+    std::unique_ptr<PinnedBlock> host = io_.write_buffer(bytes);
     if (bytes > 0)
-      CHUNKED_CUDA_TRY(cudaMemcpyAsync(host.data(), block, bytes, cudaMemcpyDeviceToHost, s.get()),
+      CHUNKED_CUDA_TRY(cudaMemcpyAsync(host->data(), block, bytes, cudaMemcpyDeviceToHost, s.get()),
                        d.id(), "(writing a block)");
-    s.synchronize("(writing a block)");
-    runtime::write_block(plan_.writes[task.index], task.block, host.data());
+    auto copied = std::make_unique<Event>(d.id());
+    copied->record(s);
+    io_.write_after(id, std::move(host), std::move(copied));
   }
 
   void run_join(runtime::TaskId, const plan::Task&, int) override {
@@ -526,6 +533,9 @@ private:
   std::vector<std::uint8_t> written_by_combine_;
   /// ComputeOptions::stream: ordered before and after the computation's streams.
   UserStream user_stream_;
+  /// Reads ahead and writes on host threads; last, so that its threads stop first, after the
+  /// destructor has waited for the streams their blocks are copied on.
+  HostIo io_;
 };
 
 std::vector<int> select_devices(const ComputeOptions& options, int count) {
