@@ -93,8 +93,7 @@ int read_mode(const std::string& dir) {
     }
     ++checked;
   }
-  std::cout << "interop read: " << checked << " arrays checked, " << failed
-            << " failed\n";
+  std::cout << "interop read: " << checked << " arrays checked, " << failed << " failed\n";
   return failed == 0 && checked > 0 ? 0 : 1;
 }
 
