@@ -58,7 +58,7 @@ def write_stores(root, m):
                         chunk_grid={"name": "regular", "configuration": {"chunk_shape": [3, 2]}},
                         chunk_key_encoding={"name": "default"}, fill_value=fill,
                         codecs=[bytes_codec] + compressor)
-            a = values((7, 5), dtype)
+            a = values((7, 5), dtype).astype(np.dtype(dtype).newbyteorder("="))
             a[:3, :2] = fill  # a chunk of fill values only: TensorStore does not store it
             t.write(a).result()
             m.add("zarr", name, t.read().result())
@@ -69,7 +69,7 @@ def write_stores(root, m):
                     chunk_grid={"name": "regular", "configuration": {"chunk_shape": [4, 3]}},
                     chunk_key_encoding=key_encoding, fill_value="NaN",
                     codecs=[{"name": "bytes", "configuration": {"endian": "little"}}])
-        t[1:5, :2] = 1.5
+        t[1:5, :2].write(np.full((4, 2), 1.5)).result()
         m.add("zarr", name, t.read().result())
 
 
