@@ -52,8 +52,8 @@ constexpr const char* usage_text =
     "  --gib        size of the persisted array in GiB (default 16)\n"
     "  --limit-gib  device_memory_limit on a GPU, host_memory_limit on the CPU (default 4)\n"
     "  --chunk-mib  chunk size in MiB (default 256)\n"
-    "  --spill-dir  spill_directory (default: the system's temporary directory)\n" CHUNKED_BENCH_USAGE_COMMON(
-        "timed runs after a warm-up (default 3)");
+    "  --spill-dir  spill_directory (default: the system's temporary "
+    "directory)\n" CHUNKED_BENCH_USAGE_COMMON("timed runs after a warm-up (default 3)");
 
 /// The name of device 0 and its pinned host-to-device copy rate in bytes per second (median of
 /// five cudaMemcpyAsync of a 1 GiB page-locked buffer); an empty name and 0 without CUDA.
@@ -102,19 +102,18 @@ template <class B> auto standardize(const ChunkedArray<double, B>& x) {
 
 int main(int argc, char** argv) try {
   Config c;
-  if (!bench::parse_command_line(
-          argc, argv, "chunked-b10-benchmark", usage_text, 0, c,
-          [&](std::string_view arg, std::string_view value) {
-            if (arg == "--limit-gib") {
-              c.limit_gib = bench::parse_positive(arg, value);
-              return true;
-            }
-            if (arg == "--spill-dir") {
-              c.spill_dir = std::string(value);
-              return true;
-            }
-            return bench::parse_size_option(arg, value, c);
-          }))
+  if (!bench::parse_command_line(argc, argv, "chunked-b10-benchmark", usage_text, 0, c,
+                                 [&](std::string_view arg, std::string_view value) {
+                                   if (arg == "--limit-gib") {
+                                     c.limit_gib = bench::parse_positive(arg, value);
+                                     return true;
+                                   }
+                                   if (arg == "--spill-dir") {
+                                     c.spill_dir = std::string(value);
+                                     return true;
+                                   }
+                                   return bench::parse_size_option(arg, value, c);
+                                 }))
     return 2;
   const bench::Machine machine(c.backend);
   const std::int64_t cols = 4096;
@@ -187,11 +186,9 @@ int main(int argc, char** argv) try {
   fmt::print("result:   bitwise equal to the standardize without limits at {} probes\n",
              std::min<std::size_t>(out.size(), 4097));
   if (!c.json.empty())
-    bench::write_file(
-        c.json,
-        machine.json_header("B10") +
-            fmt::format(
-                R"(  "gpu": "{}",
+    bench::write_file(c.json, machine.json_header("B10") +
+                                  fmt::format(
+                                      R"(  "gpu": "{}",
   "config": {{"rows": {}, "cols": {}, "chunk_rows": {}, "limit_bytes": {}, "repeat": {}}},
   "seconds": {},
   "median_s": {:.6g},
@@ -201,9 +198,9 @@ int main(int argc, char** argv) try {
   "ratio": {:.4g}
 }}
 )",
-                bench::json_escape(gpu_name), rows, cols, chunk_rows, limit, c.repeat,
-                bench::json_list(seconds), median, bus_bytes, copy_rate, limit_s,
-                limit_s > 0 ? limit_s / median : 0.0));
+                                      bench::json_escape(gpu_name), rows, cols, chunk_rows, limit,
+                                      c.repeat, bench::json_list(seconds), median, bus_bytes,
+                                      copy_rate, limit_s, limit_s > 0 ? limit_s / median : 0.0));
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "chunked-b10-benchmark: %s\n", e.what());

@@ -101,9 +101,8 @@ void spillable_blocks(std::vector<std::shared_ptr<Buffer>>& blocks, const runtim
         continue;
       }
       const auto host = backend.to_host(*block);
-      block = backend.host_buffer(block->bytes(), [&](void* p) {
-        std::memcpy(p, host->data(), host->bytes());
-      });
+      block = backend.host_buffer(block->bytes(),
+                                  [&](void* p) { std::memcpy(p, host->data(), host->bytes()); });
     }
     block = std::make_shared<runtime::SpillableBuffer>(std::move(block), directory, allocate);
   }

@@ -50,8 +50,8 @@ void read_file(const std::string& path, void* data, std::size_t bytes) {
 
 std::string spill_directory(const std::string& requested) {
   std::error_code ec;
-  const std::filesystem::path dir =
-      requested.empty() ? std::filesystem::temp_directory_path(ec) : std::filesystem::path(requested);
+  const std::filesystem::path dir = requested.empty() ? std::filesystem::temp_directory_path(ec)
+                                                      : std::filesystem::path(requested);
   if (ec)
     throw Error("no temporary directory for spill files: " + ec.message() +
                 "; set ComputeOptions::spill_directory");
@@ -77,6 +77,11 @@ SpillableBuffer::~SpillableBuffer() { SpillManager::instance().remove(*this); }
 std::string SpillableBuffer::file() const {
   std::lock_guard lock(SpillManager::instance().mutex_);
   return file_;
+}
+
+std::shared_ptr<Buffer> SpillableBuffer::resident() const {
+  std::lock_guard lock(SpillManager::instance().mutex_);
+  return resident_;
 }
 
 SpillManager& SpillManager::instance() {
@@ -140,10 +145,9 @@ void SpillManager::spill(SpillableBuffer& block) {
   std::filesystem::path dir(block.directory_);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec); // it may have been removed since persist()
-  const std::string path =
-      (dir / ("chunked-spill-" + std::to_string(::getpid()) + "-" + std::to_string(next_file_++) +
-              ".bin"))
-          .string();
+  const std::string path = (dir / ("chunked-spill-" + std::to_string(::getpid()) + "-" +
+                                   std::to_string(next_file_++) + ".bin"))
+                               .string();
   write_file(path, block.resident_->data(), block.bytes());
   block.file_ = path;
   block.resident_.reset();

@@ -33,6 +33,8 @@ public:
 
   /// The file this block is in while spilled; empty while resident.
   std::string file() const;
+  /// The host memory holding the block now (page-locked or not); null while spilled.
+  std::shared_ptr<Buffer> resident() const;
 
 private:
   friend class SpillManager;
