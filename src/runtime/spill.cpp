@@ -74,11 +74,6 @@ SpillableBuffer::SpillableBuffer(std::shared_ptr<Buffer> resident, std::string d
 
 SpillableBuffer::~SpillableBuffer() { SpillManager::instance().remove(*this); }
 
-std::string SpillableBuffer::file() const {
-  std::lock_guard lock(SpillManager::instance().mutex_);
-  return file_;
-}
-
 std::shared_ptr<Buffer> SpillableBuffer::resident() const {
   std::lock_guard lock(SpillManager::instance().mutex_);
   return resident_;

@@ -31,8 +31,6 @@ public:
   SpillableBuffer(const SpillableBuffer&) = delete;
   SpillableBuffer& operator=(const SpillableBuffer&) = delete;
 
-  /// The file this block is in while spilled; empty while resident.
-  std::string file() const;
   /// The host memory holding the block now (page-locked or not); null while spilled.
   std::shared_ptr<Buffer> resident() const;
 

@@ -47,9 +47,13 @@ struct ComputeOptions {
   /// memory; 0 = no limit. When persist() is given a limit, its blocks beyond it move to files
   /// under spill_directory, least recently used first, and come back when a computation reads
   /// them; the most recent such persist()'s limit applies to all spillable blocks of the process.
-  /// On Cuda, persisted blocks beyond device_memory_limit move to page-locked host memory, which
-  /// this limit bounds in turn. It bounds persisted blocks, not a computation's transient working
-  /// set; a task whose own inputs exceed it raises OutOfMemory naming both sizes.
+  /// On Cuda with a device_memory_limit, persisted blocks beyond half of it (the other half is
+  /// left to the computations reading them) move to page-locked host memory, which this limit
+  /// bounds in turn; persist() then computes a result larger than a quarter of the device limit
+  /// in ranges of blocks along the first axis, one after the other (work they share, such as a
+  /// reduction every block reads, is done again for each). The limit bounds persisted blocks,
+  /// not a computation's transient working set; a task whose own persisted inputs exceed it
+  /// raises OutOfMemory naming both sizes.
   std::size_t host_memory_limit = 0;
   /// Directory of the files of spilled blocks (one per block while it is spilled, removed when it
   /// comes back or its array is destroyed); created when missing; empty = the system's temporary
