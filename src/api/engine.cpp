@@ -108,17 +108,19 @@ void spillable_blocks(std::vector<std::shared_ptr<Buffer>>& blocks, const runtim
   }
 }
 
-/// Ranges of blocks along axis 0 that persist() computes one after the other. One range, but on
-/// a GPU with a device_memory_limit where the result exceeds a quarter of it: then ranges of about
-/// that many bytes, so that the blocks beyond the limit leave the device (spillable_blocks)
-/// before the next range is computed. Work a range shares with others (a reduction that every
+/// Ranges of blocks along axis 0 that persist() computes one after the other, so that a result
+/// larger than the memory its blocks may stay in is never held there at once: one range, but
+/// where the result exceeds a quarter of the limit that applies (device_memory_limit on a GPU,
+/// host_memory_limit on the CPU), ranges of about that many bytes, each made spillable (and moved
+/// off the device) before the next is computed. Work the ranges share (a reduction that every
 /// block reads) is computed again for each.
 std::vector<std::pair<std::size_t, std::size_t>>
 persist_groups(const graph::Node& node, const Resolved& on, const ComputeOptions& options) {
   const std::size_t rows = node.grid.ndim() == 0 ? 1 : node.grid.lengths(0).size();
   const std::size_t total = static_cast<std::size_t>(node.shape.size()) * dtype_size(node.dtype);
-  const std::size_t group = options.device_memory_limit / 4;
-  if (&on.backend == &runtime::cpu_backend() || group == 0 || total <= group || rows <= 1)
+  const bool cpu = &on.backend == &runtime::cpu_backend();
+  const std::size_t group = (cpu ? options.host_memory_limit : options.device_memory_limit) / 4;
+  if (group == 0 || total <= group || rows <= 1)
     return {{0, rows}};
   const std::size_t per_row = std::max<std::size_t>(total / rows, 1);
   const std::size_t step = std::max<std::size_t>(group / per_row, 1);
@@ -126,6 +128,34 @@ persist_groups(const graph::Node& node, const Resolved& on, const ComputeOptions
   for (std::size_t lo = 0; lo < rows; lo += step)
     groups.emplace_back(lo, std::min(rows, lo + step));
   return groups;
+}
+
+/// The blocks of rows [lo, hi) of blocks (along axis 0) of `node`, computed on `on`, in the
+/// order of the node's blocks.
+std::vector<std::shared_ptr<Buffer>> persist_rows(const graph::NodePtr& node, std::size_t lo,
+                                                  std::size_t hi, const Resolved& on,
+                                                  const ComputeOptions& options) {
+  graph::NodePtr part = node;
+  const std::size_t rows = node->grid.ndim() == 0 ? 1 : node->grid.lengths(0).size();
+  if (lo != 0 || hi != rows) {
+    const auto& offsets = node->grid.offsets(0);
+    part = index_view(node, {IndexArg(Slice(offsets[lo], offsets[hi]))});
+    // Rows of blocks are C-order runs of the node's blocks as long as the cut keeps its blocks.
+    if (part->grid.numblocks() * static_cast<index_t>(rows) !=
+        node->grid.numblocks() * static_cast<index_t>(hi - lo))
+      throw Error("persist(): rows " + std::to_string(lo) + " to " + std::to_string(hi) +
+                  " of the blocks of " + node->grid.to_string() + " were cut into " +
+                  part->grid.to_string() + "; expected the same blocks");
+  }
+  plan::Request r;
+  r.node = part;
+  r.kind = plan::Request::Kind::blocks;
+  plan::Plan p = plan::make_plan({r}, on.backend.task_split());
+  auto outputs = execute(p, on, options);
+  std::vector<std::shared_ptr<Buffer>> blocks;
+  for (plan::TaskId id : p.result_blocks[0])
+    blocks.push_back(std::move(outputs[id]));
+  return blocks;
 }
 
 } // namespace
@@ -157,19 +187,7 @@ graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend,
   data->grid = node->grid;
   std::size_t on_device = 0;
   for (const auto& [lo, hi] : persist_groups(*node, on, options)) {
-    graph::NodePtr part = node;
-    if (lo != 0 || hi != node->grid.lengths(0).size()) {
-      const auto& offsets = node->grid.offsets(0);
-      part = index_view(node, {IndexArg(Slice(offsets[lo], offsets[hi]))});
-    }
-    plan::Request r;
-    r.node = part;
-    r.kind = plan::Request::Kind::blocks;
-    plan::Plan p = plan::make_plan({r}, on.backend.task_split());
-    auto outputs = execute(p, on, options);
-    std::vector<std::shared_ptr<Buffer>> blocks;
-    for (plan::TaskId id : p.result_blocks[0])
-      blocks.push_back(std::move(outputs[id]));
+    auto blocks = persist_rows(node, lo, hi, on, options);
     spillable_blocks(blocks, on.backend, options, on_device);
     data->blocks.insert(data->blocks.end(), blocks.begin(), blocks.end());
   }

@@ -148,6 +148,26 @@ TEST_F(Spill, ASpillDirectoryRemovedBeforeSpillingIsCreatedAgain) {
   EXPECT_TRUE(bitwise_equal((p - q).compute(), (x - x).compute()));
 }
 
+TEST_F(Spill, RaggedTinyAndEmptyArraysPersistInRangesAsInOne) {
+  Generator g(8);
+  const A x = g.normal<double, Cpu>(Shape{50, 7, 3}, Chunks{6, 4, 2});
+  const A standardized = (x - x.mean()) / x.std();
+  ComputeOptions o;
+  o.host_memory_limit = 1000; // persisted one row of blocks at a time, each read again from x
+  o.spill_directory = dir_.string();
+  {
+    const A p = standardized.persist(o);
+    EXPECT_GT(files(), 0u);
+    EXPECT_TRUE(bitwise_equal(p.compute(), standardized.compute()));
+    const A ones = arange<double, Cpu>(0.0, 40.0, 1.0, 1).persist(o); // chunk 1
+    EXPECT_EQ(ones.sum().item(), 780.0);
+    EXPECT_EQ(ones(slice(none, none, -3)).sum().item(), 273.0);
+    const A empty = x(slice(3, 3)).persist(o);
+    EXPECT_EQ(empty.compute().size(), 0);
+  }
+  EXPECT_EQ(files(), 0u);
+}
+
 TEST_F(Spill, NoLimitKeepsEveryBlockInMemory) {
   ComputeOptions o;
   o.spill_directory = dir_.string();
