@@ -176,8 +176,9 @@ int main(int argc, char** argv) try {
              "chunks of {} rows; {} {:.3g} GiB; median of {} runs\n",
              rows, cols, static_cast<double>(bytes) / double(1 << 30), chunk_rows,
              machine.gpu ? "device_memory_limit" : "host_memory_limit", c.limit_gib, c.repeat);
-  fmt::print("time:     {:.4f} s; {:.3g} GB read back over the bus, {:.2f} GB/s\n", median,
-             bus_bytes / 1e9, bus_bytes / median / 1e9);
+  fmt::print("time:     {:.4f} s; {:.3g} GB read back {}, {:.2f} GB/s\n", median, bus_bytes / 1e9,
+             machine.gpu ? "over the bus" : "from memory and spill files",
+             bus_bytes / median / 1e9);
   if (limit_s > 0)
     fmt::print("limit:    {:.4f} s at the pinned copy rate; ratio {:.1f} % (target >= 85 %)\n",
                limit_s, 100.0 * limit_s / median);
