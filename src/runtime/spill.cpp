@@ -116,6 +116,8 @@ void SpillManager::add(SpillableBuffer& block) {
       lru_.erase(block.lru_);
     if (block.resident_)
       resident_ -= block.bytes();
+    if (!block.file_.empty())
+      std::remove(block.file_.c_str());
     throw;
   }
 }
@@ -210,9 +212,8 @@ void SpillManager::unpin(std::span<SpillableBuffer* const> blocks) noexcept {
     return;
   try {
     evict_to(limit_);
-  } catch (const Error&) {
-    // Blocks that cannot be written stay in memory, over the limit; the next pin() tries again.
-  } catch (const std::bad_alloc&) {
+  } catch (...) { // NOLINT(bugprone-empty-catch): the next pin() or persist() tries again
+    // Blocks that cannot be written stay in memory, over the limit, and readable.
   }
 }
 
