@@ -6,11 +6,15 @@
 #include "runtime/backend.hpp"
 #include "runtime/compute_options_checks.hpp"
 #include "runtime/parallel_for.hpp"
+#include "runtime/spill.hpp"
+#include <chunked/array.hpp>
 #include <chunked/detail/engine.hpp>
 
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace chunked {
 
@@ -75,6 +79,85 @@ std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, const Resolved& o
       [&] { return on.backend.execute(plan, options, on.devices); });
 }
 
+/// Makes persisted blocks spillable when a limit applies: on the CPU every block (host memory
+/// bounded by host_memory_limit), on a GPU the blocks beyond device_memory_limit (in block order),
+/// moved to page-locked host memory first.
+void spillable_blocks(std::vector<std::shared_ptr<Buffer>>& blocks, const runtime::Backend& backend,
+                      const ComputeOptions& options, std::size_t& on_device) {
+  const bool device = &backend != &runtime::cpu_backend();
+  // Half the device's limit for persisted blocks: the computations reading them need the rest.
+  const std::size_t device_limit = device ? options.device_memory_limit / 2 : 0;
+  if (options.host_memory_limit == 0 && device_limit == 0)
+    return;
+  const std::string directory = runtime::spill_directory(options.spill_directory);
+  runtime::SpillManager::instance().set_limit(options.host_memory_limit);
+  const runtime::HostAllocator allocate = [&backend](std::size_t bytes) {
+    return backend.host_buffer(bytes, {});
+  };
+  for (auto& block : blocks) {
+    if (block->space().kind == MemorySpace::Kind::device) {
+      if (on_device + block->bytes() <= device_limit) {
+        on_device += block->bytes();
+        continue;
+      }
+      const auto host = backend.to_host(*block);
+      block = backend.host_buffer(block->bytes(),
+                                  [&](void* p) { std::memcpy(p, host->data(), host->bytes()); });
+    }
+    block = std::make_shared<runtime::SpillableBuffer>(std::move(block), directory, allocate);
+  }
+}
+
+/// Ranges of blocks along axis 0 that persist() computes one after the other, so that a result
+/// larger than the memory its blocks may stay in is never held there at once: one range, but
+/// where the result exceeds a quarter of the limit that applies (device_memory_limit on a GPU,
+/// host_memory_limit on the CPU), ranges of about that many bytes, each made spillable (and moved
+/// off the device) before the next is computed. Work the ranges share (a reduction that every
+/// block reads) is computed again for each.
+std::vector<std::pair<std::size_t, std::size_t>>
+persist_groups(const graph::Node& node, const Resolved& on, const ComputeOptions& options) {
+  const std::size_t rows = node.grid.ndim() == 0 ? 1 : node.grid.lengths(0).size();
+  const std::size_t total = static_cast<std::size_t>(node.shape.size()) * dtype_size(node.dtype);
+  const bool cpu = &on.backend == &runtime::cpu_backend();
+  const std::size_t group = (cpu ? options.host_memory_limit : options.device_memory_limit) / 4;
+  if (group == 0 || total <= group || rows <= 1)
+    return {{0, rows}};
+  const std::size_t per_row = std::max<std::size_t>(total / rows, 1);
+  const std::size_t step = std::max<std::size_t>(group / per_row, 1);
+  std::vector<std::pair<std::size_t, std::size_t>> groups;
+  for (std::size_t lo = 0; lo < rows; lo += step)
+    groups.emplace_back(lo, std::min(rows, lo + step));
+  return groups;
+}
+
+/// The blocks of rows [lo, hi) of blocks (along axis 0) of `node`, computed on `on`, in the
+/// order of the node's blocks.
+std::vector<std::shared_ptr<Buffer>> persist_rows(const graph::NodePtr& node, std::size_t lo,
+                                                  std::size_t hi, const Resolved& on,
+                                                  const ComputeOptions& options) {
+  graph::NodePtr part = node;
+  const std::size_t rows = node->grid.ndim() == 0 ? 1 : node->grid.lengths(0).size();
+  if (lo != 0 || hi != rows) {
+    const auto& offsets = node->grid.offsets(0);
+    part = index_view(node, {IndexArg(Slice(offsets[lo], offsets[hi]))});
+    // Rows of blocks are C-order runs of the node's blocks as long as the cut keeps its blocks.
+    if (part->grid.numblocks() * static_cast<index_t>(rows) !=
+        node->grid.numblocks() * static_cast<index_t>(hi - lo))
+      throw Error("persist(): rows " + std::to_string(lo) + " to " + std::to_string(hi) +
+                  " of the blocks of " + node->grid.to_string() + " were cut into " +
+                  part->grid.to_string() + "; expected the same blocks");
+  }
+  plan::Request r;
+  r.node = part;
+  r.kind = plan::Request::Kind::blocks;
+  plan::Plan p = plan::make_plan({r}, on.backend.task_split());
+  auto outputs = execute(p, on, options);
+  std::vector<std::shared_ptr<Buffer>> blocks;
+  for (plan::TaskId id : p.result_blocks[0])
+    blocks.push_back(std::move(outputs[id]));
+  return blocks;
+}
+
 } // namespace
 
 void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
@@ -99,16 +182,15 @@ void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
 graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend,
                        const ComputeOptions& options) {
   const Resolved on = checked(backend, options);
-  plan::Request r;
-  r.node = node;
-  r.kind = plan::Request::Kind::blocks;
-  plan::Plan p = plan::make_plan({r}, on.backend.task_split());
-  auto outputs = execute(p, on, options);
   auto data = std::make_shared<graph::StoredData>();
   data->dtype = node->dtype;
   data->grid = node->grid;
-  for (plan::TaskId id : p.result_blocks[0])
-    data->blocks.push_back(std::move(outputs[id]));
+  std::size_t on_device = 0;
+  for (const auto& [lo, hi] : persist_groups(*node, on, options)) {
+    auto blocks = persist_rows(node, lo, hi, on, options);
+    spillable_blocks(blocks, on.backend, options, on_device);
+    data->blocks.insert(data->blocks.end(), blocks.begin(), blocks.end());
+  }
   return graph::make_stored(std::move(data));
 }
 

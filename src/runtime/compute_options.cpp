@@ -5,6 +5,7 @@
 #include <chunked/runtime/compute_options.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 
 namespace chunked {
@@ -28,6 +29,13 @@ void validate(const ComputeOptions& options) {
     if (std::find(devices.begin(), it, *it) != it)
       throw ValueError("ComputeOptions::devices names device " + std::to_string(*it) +
                        " twice; expected each device at most once");
+  }
+  if (!options.spill_directory.empty()) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(options.spill_directory, ec);
+    if (std::filesystem::exists(status) && !std::filesystem::is_directory(status))
+      throw ValueError("ComputeOptions::spill_directory is \"" + options.spill_directory +
+                       "\", which is not a directory; expected a directory or a path to create");
   }
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The executor code every backend shares (plan_executor.hpp).
 #include "runtime/plan_executor.hpp"
+#include "runtime/spill.hpp"
 
 namespace chunked::runtime {
 
@@ -59,6 +60,15 @@ std::optional<plan::TaskId> destination_copy(const plan::Plan& plan, plan::TaskI
 
 void PlanExecutor::dispatch(TaskId id, int worker) {
   const plan::Task& task = plan_.tasks[id];
+  // Persisted blocks that may be spilled stay in host memory while the task reads them, whatever
+  // its kind; the backends read them as any other host block.
+  std::vector<SpillableBuffer*> spillable;
+  for_each_input(plan_, id, [&](const plan::InputRef& ref) {
+    if (ref.kind == plan::InputRef::Kind::stored)
+      if (const auto* b = dynamic_cast<const SpillableBuffer*>(ref.stored))
+        spillable.push_back(const_cast<SpillableBuffer*>(b)); // the manager moves its memory
+  });
+  const SpillPin pin(std::move(spillable));
   switch (task.kind) {
   case plan::TaskKind::program:
     run_program(id, task, worker);

@@ -27,6 +27,9 @@ public:
 protected:
   Buffer(void* data, std::size_t bytes, MemorySpace space)
       : data_(data), bytes_(bytes), space_(space) {}
+  /// Points the buffer at new memory of the same size and space (a spilled block brought back);
+  /// only while no reader holds the old pointer.
+  void rebind(void* data) { data_ = data; }
 
 private:
   void* data_;

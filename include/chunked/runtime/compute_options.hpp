@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace chunked {
@@ -42,6 +43,24 @@ struct ComputeOptions {
   /// Bytes each device may hold; 0 = 80 % of the memory free when the computation starts (with a
   /// device_memory_resource: 80 % of the device's total memory, see there).
   std::size_t device_memory_limit = 0;
+  /// Bytes of persisted blocks (and blocks read back from spill files) that may stay in host
+  /// memory; 0 = no limit. When persist() is given a limit, its blocks beyond it move to files
+  /// under spill_directory, least recently used first, and come back when a computation reads
+  /// them; the most recent such persist()'s limit applies to all spillable blocks of the process.
+  /// On Cuda with a device_memory_limit, persisted blocks beyond half of it (the other half is
+  /// left to the computations reading them) move to page-locked host memory, which this limit
+  /// bounds in turn; persist() then computes a result larger than a quarter of the device limit
+  /// in ranges of blocks along the first axis, one after the other (work they share, such as a
+  /// reduction every block reads, is done again for each). The limit bounds persisted blocks,
+  /// not a computation's transient working set; a task whose own persisted inputs exceed it
+  /// raises OutOfMemory naming both sizes.
+  std::size_t host_memory_limit = 0;
+  /// Directory of the files of spilled blocks (one per block while it is spilled, removed when it
+  /// comes back or its array is destroyed); created when missing; empty = the system's temporary
+  /// directory. A path that exists but is not a directory is a ValueError; one that cannot be
+  /// created or written is a chunked::Error naming it, raised by the persist() or computation
+  /// that needed it.
+  std::string spill_directory;
   /// Called about every 100 ms while tasks finish and once at the end with the final counts.
   /// Calls never overlap; they come from worker threads, so keep the callback short. The
   /// computation calls a copy made when it starts, so the callback may clear or replace this one
@@ -75,7 +94,8 @@ struct ComputeOptions {
 };
 
 /// Throws ValueError naming the field when an option is out of range (a negative thread or
-/// stream count, more threads than max_num_threads, a negative or repeated device); every backend
+/// stream count, more threads than max_num_threads, a negative or repeated device, a
+/// spill_directory that is a file); every backend
 /// checks its options with it before running anything.
 void validate(const ComputeOptions& options);
 

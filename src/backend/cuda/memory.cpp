@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // One device's memory for one computation (memory.hpp).
 #include "backend/cuda/memory.hpp"
+#include "runtime/spill.hpp"
 
 #include <fmt/format.h>
 
@@ -75,6 +76,19 @@ std::shared_ptr<Buffer> DeviceMemory::upload(const Buffer& host, const Stream& s
   if (const auto* region = dynamic_cast<const plan::BorrowedRegion*>(&host))
     return copy_region(*region, stream);
   auto dev = allocate(host.bytes(), stream);
+  // A persisted block that may spill sits in pinned memory while its task holds it: copied
+  // straight from there, and waited for, since the block may leave that memory once the task ends.
+  if (const auto* spillable = dynamic_cast<const runtime::SpillableBuffer*>(&host))
+    if (const auto resident = spillable->resident();
+        dynamic_cast<const PinnedBuffer*>(resident.get())) {
+      CHUNKED_CUDA_TRY(cudaMemcpyAsync(dev->data(), resident->data(), host.bytes(),
+                                       cudaMemcpyHostToDevice, stream.get()),
+                       device_, fmt::format("(upload of {} bytes)", host.bytes()));
+      Event copied(device_);
+      copied.record(stream);
+      copied.synchronize();
+      return dev;
+    }
   if (dynamic_cast<const PinnedBuffer*>(&host)) {
     CHUNKED_CUDA_TRY(cudaMemcpyAsync(dev->data(), host.data(), host.bytes(), cudaMemcpyHostToDevice,
                                      stream.get()),
