@@ -3,6 +3,8 @@
 //
 // Usage: chunked_example_normalize [--size N] [--chunk C]
 // The array starts and ends in host memory; on a GPU the chunks stream across the bus.
+#include "example_options.hpp"
+
 #include <chunked/chunked.hpp>
 
 #include <fmt/format.h>
@@ -11,49 +13,23 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
-#include <string_view>
 #include <vector>
 
 using namespace chunked;
 
-namespace {
-
-bool parse_positive(std::string_view text, index_t& out) {
-  try {
-    std::size_t used = 0;
-    const std::string s(text);
-    out = std::stoll(s, &used);
-    return used == s.size() && out > 0;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
-int usage(std::FILE* to, int status) {
-  std::fprintf(to, "usage: chunked_example_normalize [--size N] [--chunk C]\n"
-                   "defaults: --size 100000000 --chunk 10000000\n");
-  return status;
-}
-
-} // namespace
+constexpr const char* usage = "usage: chunked_example_normalize [--size N] [--chunk C]\n"
+                              "defaults: --size 100000000 --chunk 10000000\n";
 
 int main(int argc, char** argv) try {
   index_t size = 100'000'000;
   index_t chunk = 10'000'000;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h")
-      return usage(stdout, 0);
-    if (i + 1 < argc && arg == "--size" && parse_positive(argv[i + 1], size)) {
-      ++i;
-      continue;
-    }
-    if (i + 1 < argc && arg == "--chunk" && parse_positive(argv[i + 1], chunk)) {
-      ++i;
-      continue;
-    }
-    return usage(stderr, 2);
-  }
+  const int status = example::parse_options(argc, argv, usage, [&](auto name, auto value) {
+    return name == "--size"    ? example::parse_positive(value, size)
+           : name == "--chunk" ? example::parse_positive(value, chunk)
+                               : false;
+  });
+  if (status >= 0)
+    return status;
 
   // Positive values of very different sizes, so that a wrong sum or a wrong divisor shows.
   std::vector<double> host(static_cast<std::size_t>(size));

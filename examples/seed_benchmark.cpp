@@ -5,6 +5,8 @@
 // The defaults are the full 500000x500000 array (2 TB of float64) in 10000x10000 chunks; it runs
 // on a GPU when one is usable and on the CPU cores otherwise. For timings, use
 // chunked-seed-benchmark.
+#include "example_options.hpp"
+
 #include <chunked/chunked.hpp>
 
 #include <fmt/format.h>
@@ -29,46 +31,25 @@ struct Extent2 {
 // Parses "RxC" (two positive integers); false for anything else.
 bool parse_extent(std::string_view text, Extent2& out) {
   const auto x = text.find('x');
-  if (x == std::string_view::npos)
-    return false;
-  try {
-    std::size_t used = 0;
-    const std::string r(text.substr(0, x)), c(text.substr(x + 1));
-    out.rows = std::stoll(r, &used);
-    if (used != r.size())
-      return false;
-    out.cols = std::stoll(c, &used);
-    if (used != c.size())
-      return false;
-  } catch (const std::exception&) {
-    return false;
-  }
-  return out.rows > 0 && out.cols > 0;
+  return x != std::string_view::npos && example::parse_positive(text.substr(0, x), out.rows) &&
+         example::parse_positive(text.substr(x + 1), out.cols);
 }
 
-int usage(std::FILE* to, int status) {
-  std::fprintf(to, "usage: chunked_example_seed_benchmark [--shape RxC] [--chunks RxC]\n"
-                   "defaults: --shape 500000x500000 --chunks 10000x10000\n");
-  return status;
-}
+constexpr const char* usage = "usage: chunked_example_seed_benchmark [--shape RxC] [--chunks RxC]\n"
+                              "defaults: --shape 500000x500000 --chunks 10000x10000\n";
 
 } // namespace
 
 int main(int argc, char** argv) try {
   Extent2 shape{500000, 500000};
   Extent2 chunks{10000, 10000};
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h")
-      return usage(stdout, 0);
-    if (i + 1 >= argc)
-      return usage(stderr, 2);
-    if (arg == "--shape" && parse_extent(argv[++i], shape))
-      continue;
-    if (arg == "--chunks" && parse_extent(argv[++i], chunks))
-      continue;
-    return usage(stderr, 2);
-  }
+  const int status = example::parse_options(argc, argv, usage, [&](auto name, auto value) {
+    return name == "--shape"    ? parse_extent(value, shape)
+           : name == "--chunks" ? parse_extent(value, chunks)
+                                : false;
+  });
+  if (status >= 0)
+    return status;
 
   // The program of the design's opening, with the backend left to Auto.
   Generator rng(42);

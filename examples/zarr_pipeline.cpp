@@ -6,6 +6,8 @@
 // Usage: chunked_example_zarr_pipeline [--rows N] [--cols N] [--chunk N] [--dir DIR]
 // defaults: --rows 20000 --cols 500 --chunk 2500 --dir ./zarr_pipeline (written, left in place)
 // Runs on a GPU when there is one (Auto), else on the CPU cores.
+#include "example_options.hpp"
+
 #include <chunked/chunked.hpp>
 
 #include <fmt/format.h>
@@ -14,50 +16,25 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
-#include <string_view>
 
 using namespace chunked;
 
-namespace {
-
-bool parse_positive(std::string_view text, index_t& out) {
-  try {
-    std::size_t used = 0;
-    const std::string s(text);
-    out = std::stoll(s, &used);
-    return used == s.size() && out > 0;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
-int usage(std::FILE* to, int status) {
-  std::fprintf(to, "usage: chunked_example_zarr_pipeline [--rows N] [--cols N] [--chunk N] "
-                   "[--dir DIR]\n"
-                   "defaults: --rows 20000 --cols 500 --chunk 2500 --dir ./zarr_pipeline\n");
-  return status;
-}
-
-} // namespace
+constexpr const char* usage =
+    "usage: chunked_example_zarr_pipeline [--rows N] [--cols N] [--chunk N] [--dir DIR]\n"
+    "defaults: --rows 20000 --cols 500 --chunk 2500 --dir ./zarr_pipeline\n";
 
 int main(int argc, char** argv) try {
   index_t rows = 20000, cols = 500, chunk = 2500;
   std::string dir = "zarr_pipeline";
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h")
-      return usage(stdout, 0);
-    if (i + 1 >= argc)
-      return usage(stderr, 2);
-    const std::string_view value = argv[++i];
-    const bool ok = arg == "--rows"    ? parse_positive(value, rows)
-                    : arg == "--cols"  ? parse_positive(value, cols)
-                    : arg == "--chunk" ? parse_positive(value, chunk)
-                    : arg == "--dir"   ? (dir = value, !dir.empty())
-                                       : false;
-    if (!ok)
-      return usage(stderr, 2);
-  }
+  const int status = example::parse_options(argc, argv, usage, [&](auto name, auto value) {
+    return name == "--rows"    ? example::parse_positive(value, rows)
+           : name == "--cols"  ? example::parse_positive(value, cols)
+           : name == "--chunk" ? example::parse_positive(value, chunk)
+           : name == "--dir"   ? (dir = value, !dir.empty())
+                               : false;
+  });
+  if (status >= 0)
+    return status;
   std::filesystem::create_directories(dir);
   const std::string raw = dir + "/raw.zarr", standardized = dir + "/standardized.zarr";
 

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace chunked {
@@ -37,6 +38,11 @@ struct ZarrOptions {
   /// v3 dimension_names, one per axis, or none.
   std::vector<std::string> dimension_names{};
 };
+
+/// Whether this build reads and writes Zarr chunks with the compressor `name` ("none", "zstd",
+/// "gzip", "zlib" or "blosc"; false for any other name). Each library is optional when chunked
+/// is configured; a store that needs a missing one is a chunked::Error naming it.
+bool zarr_compressor_available(std::string_view name);
 
 namespace detail {
 /// The lazy leaf of an npy file: its header read now (chunked::Error naming the path when it is

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // from_zarr and to_zarr: Zarr stores as lazy leaves and as the destination of a computation.
 #include "api/zarr_options.hpp"
+#include "io/codec.hpp"
 #include "io/zarr_store.hpp"
 
 #include <chunked/detail/engine.hpp>
@@ -55,3 +56,13 @@ void save_zarr(const std::filesystem::path& path, const graph::NodePtr& node,
 }
 
 } // namespace chunked::detail
+
+namespace chunked {
+
+bool zarr_compressor_available(std::string_view name) {
+  // Zarr's "zlib" is gzip's deflate stream without the gzip framing: the same library.
+  const std::string_view codec = name == "zlib" ? std::string_view("gzip") : name;
+  return io::is_known_codec(codec) && io::codec_built(codec);
+}
+
+} // namespace chunked

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Blocks outside memory in a plan: the load task of a lazy leaf's block, made when a task first
-// reads the block (so a slice loads only the blocks it touches), and the write tasks that hand an
-// array's blocks to a sink.
+// reads the block (so a slice loads only the blocks it touches) and shared by the tasks of one
+// pass over the leaf, and the write tasks that hand an array's blocks to a sink.
 #include "planner.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace chunked::plan::detail {
@@ -26,7 +27,18 @@ std::vector<InputRef> Planner::plan_source(const graph::Node& n) {
 }
 
 InputRef Planner::block_ref(const graph::Node& src, index_t block) {
-  InputRef& ref = blocks_of_.at(&src)[static_cast<std::size_t>(block)];
+  std::vector<InputRef>& refs = blocks_of_.at(&src);
+  if (src.kind == graph::NodeKind::source) {
+    // A block read before a reduction across blocks and again after it is loaded again: one
+    // shared load would keep every block in memory until the reduction ends, and a two-pass
+    // program over a file larger than memory (a standardize) could not run.
+    auto [pass, added] = load_pass_.try_emplace(&src, passes_);
+    if (pass->second != passes_) {
+      std::fill(refs.begin(), refs.end(), unloaded);
+      pass->second = passes_;
+    }
+  }
+  InputRef& ref = refs[static_cast<std::size_t>(block)];
   if (!is_unloaded(ref))
     return ref;
   auto [it, added] = load_stages_.try_emplace(&src, static_cast<std::uint32_t>(plan.loads.size()));

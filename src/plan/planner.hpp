@@ -176,6 +176,11 @@ private:
   TaskSplit split_;
   /// Per lazy leaf, its LoadStage in plan.loads, made with its first load task.
   std::unordered_map<const graph::Node*, std::uint32_t> load_stages_;
+  /// Reductions across blocks planned so far: the passes over their inputs. A lazy leaf's loads
+  /// are shared within a pass only (block_ref).
+  std::uint32_t passes_ = 0;
+  /// Per lazy leaf, the pass its load tasks in blocks_of_ were made in.
+  std::unordered_map<const graph::Node*, std::uint32_t> load_pass_;
   const Buffer* empty_block_ = nullptr; ///< empty_read's buffer, once made
 };
 

@@ -86,6 +86,9 @@ std::vector<TaskId> Planner::plan_reduce_tree(const graph::NodePtr& in, Body bod
     roots.push_back(build_combine_tree(n_members, static_cast<index_t>(combine_fanin), partial_task,
                                        combine_task));
   }
+  // A result combined from several blocks ends a pass over its input (block_ref).
+  if (n_members > 1)
+    ++passes_;
   return roots;
 }
 

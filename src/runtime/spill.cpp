@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -85,10 +86,10 @@ SpillManager& SpillManager::instance() {
 }
 
 void SpillManager::set_limit(std::size_t bytes) {
-  std::lock_guard lock(mutex_);
+  Lock lock(mutex_);
   limit_ = bytes;
   if (limit_ != 0)
-    evict_to(limit_);
+    evict_to(lock, limit_);
 }
 
 std::size_t SpillManager::limit() const {
@@ -101,19 +102,34 @@ std::size_t SpillManager::resident_bytes() const {
   return resident_;
 }
 
-void SpillManager::add(SpillableBuffer& block) {
-  std::lock_guard lock(mutex_);
-  resident_ += block.bytes();
+void SpillManager::list(SpillableBuffer& block) {
   block.lru_ = lru_.insert(lru_.end(), &block);
   block.listed_ = true;
+}
+
+void SpillManager::unlist(SpillableBuffer& block) {
+  if (block.listed_)
+    lru_.erase(block.lru_);
+  block.listed_ = false;
+}
+
+void SpillManager::settle(Lock& lock, const SpillableBuffer& block) {
+  using Where = SpillableBuffer::Where;
+  moved_.wait(lock, [&] { return block.where_ == Where::memory || block.where_ == Where::file; });
+}
+
+void SpillManager::add(SpillableBuffer& block) {
+  Lock lock(mutex_);
+  resident_ += block.bytes();
+  list(block);
   if (limit_ == 0)
     return;
   try {
-    evict_to(limit_);
+    evict_to(lock, limit_);
   } catch (...) {
     // The constructor fails, so no destructor will unregister the block.
-    if (block.listed_)
-      lru_.erase(block.lru_);
+    settle(lock, block);
+    unlist(block);
     if (block.resident_)
       resident_ -= block.bytes();
     if (!block.file_.empty())
@@ -123,49 +139,92 @@ void SpillManager::add(SpillableBuffer& block) {
 }
 
 void SpillManager::remove(SpillableBuffer& block) noexcept {
-  std::lock_guard lock(mutex_);
-  if (block.listed_)
-    lru_.erase(block.lru_);
-  block.listed_ = false;
+  Lock lock(mutex_);
+  settle(lock, block); // another thread may be writing it out
+  unlist(block);
   if (block.resident_)
     resident_ -= block.bytes();
   if (!block.file_.empty())
     std::remove(block.file_.c_str());
 }
 
-void SpillManager::evict_to(std::size_t target) {
-  while (resident_ > target && !lru_.empty())
-    spill(*lru_.front());
+void SpillManager::evict_to(Lock& lock, std::size_t target) {
+  while (resident_ - leaving_ > target && !lru_.empty())
+    spill(lock, *lru_.front());
 }
 
-void SpillManager::spill(SpillableBuffer& block) {
+void SpillManager::spill(Lock& lock, SpillableBuffer& block) {
+  using Where = SpillableBuffer::Where;
+  unlist(block);
+  block.where_ = Where::writing;
+  leaving_ += block.bytes();
   std::filesystem::path dir(block.directory_);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec); // it may have been removed since persist()
   const std::string path = (dir / ("chunked-spill-" + std::to_string(::getpid()) + "-" +
                                    std::to_string(next_file_++) + ".bin"))
                                .string();
-  write_file(path, block.resident_->data(), block.bytes());
-  block.file_ = path;
-  block.resident_.reset();
-  block.rebind(nullptr);
-  resident_ -= block.bytes();
-  lru_.erase(block.lru_);
-  block.listed_ = false;
+  // Unpinned, the block is neither written by a task nor freed (remove() settles first): its
+  // bytes stay put while they are copied out.
+  const void* data = block.resident_->data();
+  lock.unlock();
+  std::exception_ptr error;
+  try {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec); // it may have been removed since persist()
+    write_file(path, data, block.bytes());
+  } catch (...) {
+    error = std::current_exception();
+  }
+  lock.lock();
+  leaving_ -= block.bytes();
+  if (error || block.pins_ > 0) {
+    // Not written, or a task pinned it meanwhile: it stays in memory.
+    if (!error)
+      std::remove(path.c_str());
+    block.where_ = Where::memory;
+    if (block.pins_ == 0)
+      list(block);
+  } else {
+    block.file_ = path;
+    block.resident_.reset();
+    block.rebind(nullptr);
+    resident_ -= block.bytes();
+    block.where_ = Where::file;
+  }
+  moved_.notify_all();
+  if (error)
+    std::rethrow_exception(error);
 }
 
-void SpillManager::load(SpillableBuffer& block) {
-  auto buffer = block.allocate_(block.bytes());
-  read_file(block.file_, buffer->data(), block.bytes());
-  std::remove(block.file_.c_str());
+void SpillManager::load(Lock& lock, SpillableBuffer& block) {
+  using Where = SpillableBuffer::Where;
+  const std::string path = block.file_;
+  lock.unlock();
+  std::shared_ptr<Buffer> buffer;
+  std::exception_ptr error;
+  try {
+    buffer = block.allocate_(block.bytes());
+    read_file(path, buffer->data(), block.bytes());
+  } catch (...) {
+    error = std::current_exception();
+  }
+  lock.lock();
+  if (error) {
+    block.where_ = Where::file;
+    moved_.notify_all();
+    std::rethrow_exception(error);
+  }
+  std::remove(path.c_str());
   block.file_.clear();
   block.rebind(buffer->data());
   block.resident_ = std::move(buffer);
   resident_ += block.bytes();
+  block.where_ = Where::memory;
+  moved_.notify_all();
 }
 
 void SpillManager::pin(std::span<SpillableBuffer* const> blocks) {
-  std::lock_guard lock(mutex_);
+  using Where = SpillableBuffer::Where;
+  Lock lock(mutex_);
   std::size_t needed = 0;
   for (std::size_t i = 0; i < blocks.size(); ++i)
     if (std::find(blocks.begin(), blocks.begin() + static_cast<std::ptrdiff_t>(i), blocks[i]) ==
@@ -177,41 +236,42 @@ void SpillManager::pin(std::span<SpillableBuffer* const> blocks) {
                       std::to_string(limit_) +
                       " bytes); raise the limit or persist with smaller chunks");
   // Pinned blocks leave the list first, so that making room for one never spills another.
-  for (SpillableBuffer* b : blocks) {
-    if (b->pins_++ == 0 && b->listed_) {
-      lru_.erase(b->lru_);
-      b->listed_ = false;
-    }
-  }
+  for (SpillableBuffer* b : blocks)
+    if (b->pins_++ == 0)
+      unlist(*b);
   try {
     for (SpillableBuffer* b : blocks) {
-      if (b->resident_)
+      settle(lock, *b); // a write out ends with the block in memory, now that it is pinned
+      if (b->where_ == Where::memory)
         continue;
-      if (limit_ != 0)
-        evict_to(limit_ > b->bytes() ? limit_ - b->bytes() : 0);
-      load(*b);
+      b->where_ = Where::reading;
+      try {
+        if (limit_ != 0)
+          evict_to(lock, limit_ > b->bytes() ? limit_ - b->bytes() : 0);
+      } catch (...) {
+        b->where_ = Where::file;
+        moved_.notify_all();
+        throw;
+      }
+      load(lock, *b);
     }
   } catch (...) {
     for (SpillableBuffer* b : blocks)
-      if (--b->pins_ == 0 && b->resident_) {
-        b->lru_ = lru_.insert(lru_.end(), b);
-        b->listed_ = true;
-      }
+      if (--b->pins_ == 0 && b->where_ == Where::memory)
+        list(*b);
     throw;
   }
 }
 
 void SpillManager::unpin(std::span<SpillableBuffer* const> blocks) noexcept {
-  std::lock_guard lock(mutex_);
+  Lock lock(mutex_);
   for (SpillableBuffer* b : blocks)
-    if (--b->pins_ == 0 && b->resident_) {
-      b->lru_ = lru_.insert(lru_.end(), b);
-      b->listed_ = true;
-    }
+    if (--b->pins_ == 0 && b->where_ == SpillableBuffer::Where::memory)
+      list(*b);
   if (limit_ == 0)
     return;
   try {
-    evict_to(limit_);
+    evict_to(lock, limit_);
   } catch (...) { // NOLINT(bugprone-empty-catch): the next pin() or persist() tries again
     // Blocks that cannot be written stay in memory, over the limit, and readable.
   }

@@ -5,6 +5,7 @@
 
 #include <chunked/core/buffer.hpp>
 
+#include <condition_variable>
 #include <cstddef>
 #include <functional>
 #include <list>
@@ -36,10 +37,14 @@ public:
 
 private:
   friend class SpillManager;
+  /// Where the block's bytes are. A block moves between memory and its file by one thread at a
+  /// time, outside the manager's lock; others that need it wait for the move to end.
+  enum class Where : unsigned char { memory, writing, file, reading };
   std::shared_ptr<Buffer> resident_; // null while spilled
   std::string directory_;
   HostAllocator allocate_;
   std::string file_;
+  Where where_ = Where::memory;
   int pins_ = 0;
   std::list<SpillableBuffer*>::iterator lru_; // position among the resident, unpinned blocks
   bool listed_ = false;
@@ -58,24 +63,39 @@ public:
 
   /// Makes every block resident and keeps it so until unpin(). OutOfMemory when the blocks
   /// together exceed the limit; a chunked::Error naming the file when one cannot be read back.
+  /// Files are read and written outside the manager's lock, so that tasks whose blocks are in
+  /// memory go on while others wait for the disk.
   void pin(std::span<SpillableBuffer* const> blocks);
   /// Ends pin(); the blocks become the most recently used.
   void unpin(std::span<SpillableBuffer* const> blocks) noexcept;
 
 private:
   friend class SpillableBuffer;
+  using Lock = std::unique_lock<std::mutex>;
   void add(SpillableBuffer& block);
   void remove(SpillableBuffer& block) noexcept;
-  /// Spills least recently used unpinned blocks until at most `target` bytes are resident or
-  /// none is left to spill. Caller holds the mutex.
-  void evict_to(std::size_t target);
-  void load(SpillableBuffer& block);
-  void spill(SpillableBuffer& block);
+  /// Spills least recently used unpinned blocks until at most `target` bytes are resident and
+  /// not on their way to a file, or none is left to spill. Called and returns with `lock` held;
+  /// releases it while writing.
+  void evict_to(Lock& lock, std::size_t target);
+  /// Brings a spilled block back (its state set to reading by the caller), reading outside the
+  /// lock.
+  void load(Lock& lock, SpillableBuffer& block);
+  /// Writes an unpinned resident block to a new file, outside the lock; frees its memory unless a
+  /// task pinned it meanwhile.
+  void spill(Lock& lock, SpillableBuffer& block);
+  /// Waits while another thread moves `block` to or from its file.
+  void settle(Lock& lock, const SpillableBuffer& block);
+  /// Puts a resident, unpinned block at the most recently used end of the list.
+  void list(SpillableBuffer& block);
+  void unlist(SpillableBuffer& block);
 
   mutable std::mutex mutex_;
+  std::condition_variable moved_;   // a block finished moving to or from its file
   std::list<SpillableBuffer*> lru_; // front: least recently used
   std::size_t limit_ = 0;
-  std::size_t resident_ = 0;
+  std::size_t resident_ = 0; // bytes in memory, those being written out included
+  std::size_t leaving_ = 0;  // bytes being written out
   std::size_t next_file_ = 0;
 };
 

@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """What the storage tests share: the test values, and the manifest that tells the C++ program
 (interop.cpp) which arrays to read and where their expected values are."""
+import argparse
 import os
+import shutil
+import subprocess
 
 import numpy as np
 
@@ -53,3 +56,48 @@ def read_manifest(root):
             want = np.fromfile(os.path.join(root, parts[4 + nd]),
                                dtype=np.dtype(dtype).newbyteorder("<"))
             yield kind, name, want.reshape(shape)
+
+
+def built_compressors(program, compressors):
+    """The entries of `compressors` (test name: value) whose codec the chunked program was built
+    with: a test name's first word ("blosc_lz4": blosc) is the compressor chunked is asked for.
+    Prints those skipped, since each codec is optional at configure time."""
+    wanted = sorted({name.split("_")[0] for name in compressors})
+    out = subprocess.run([program, "codecs", *wanted], check=True, capture_output=True, text=True)
+    built = set(out.stdout.split())
+    skipped = sorted(set(wanted) - built)
+    if skipped:
+        print(f"skipped: compressors this build of chunked lacks: {', '.join(skipped)}")
+    return {name: c for name, c in compressors.items() if name.split("_")[0] in built}
+
+
+def round_trip(title, clients, write_mode, write, check):
+    """The storage tests' main: parses --program and --work-dir, has `write(dir, manifest,
+    compressors)` write the clients' files and chunked read them (`program read`), then has
+    chunked write its own (`program write_mode`) and `check(dir, entries)` read those, returning
+    the failures. Returns the exit status."""
+    p = argparse.ArgumentParser()
+    p.add_argument("--program", required=True)
+    p.add_argument("--work-dir", required=True)
+    args = p.parse_args()
+    work = os.path.join(args.work_dir, title.replace(" ", "_"))
+    shutil.rmtree(work, ignore_errors=True)
+    theirs, ours = os.path.join(work, "clients"), os.path.join(work, "chunked")
+    os.makedirs(theirs)
+    os.makedirs(ours)
+    print(f"{title}: {clients}")
+    m = Manifest(theirs)
+    write(theirs, m, lambda compressors: built_compressors(args.program, compressors))
+    m.save()
+    if subprocess.call([args.program, "read", theirs]) != 0:
+        print(f"{title}: chunked could not read what the clients wrote")
+        return 1
+    if subprocess.call([args.program, write_mode, ours]) != 0:
+        print(f"{title}: chunked could not write")
+        return 1
+    entries = list(read_manifest(ours))
+    failures = check(ours, entries)
+    print(f"{title}: {len(entries)} arrays written by chunked read by the clients")
+    for f in failures:
+        print("FAIL", f)
+    return 1 if failures else 0

@@ -7,16 +7,13 @@ stores chunked writes (`interop write3`).
 Usage: tensorstore_v3.py --program PATH --work-dir DIR (PATH: the chunked_storage_interop
 program). Exit 77 (skipped) where `import tensorstore` fails; the GPU machine has it.
 """
-import argparse
 import os
-import shutil
-import subprocess
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from manifest import DTYPES, Manifest, read_manifest, values  # noqa: E402
+from manifest import DTYPES, round_trip, values  # noqa: E402
 
 try:
     import tensorstore as ts
@@ -45,8 +42,8 @@ def open_v3(path, **metadata):
     return ts.open(spec).result()
 
 
-def write_stores(root, m):
-    for cname, compressor in COMPRESSORS.items():
+def write_stores(root, m, compressors):
+    for cname, compressor in compressors.items():
         for dtype in DTYPES:
             tag = dtype.replace("<", "le").replace(">", "be").replace("|", "")
             name = f"ts_{cname}_{tag}.zarr"
@@ -73,36 +70,19 @@ def write_stores(root, m):
         m.add("zarr", name, t.read().result())
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--program", required=True)
-    p.add_argument("--work-dir", required=True)
-    args = p.parse_args()
-    work = os.path.join(args.work_dir, "tensorstore_v3")
-    shutil.rmtree(work, ignore_errors=True)
-    ts_dir, cpp_dir = os.path.join(work, "tensorstore"), os.path.join(work, "chunked")
-    os.makedirs(ts_dir)
-    os.makedirs(cpp_dir)
-    print(f"tensorstore v3: TensorStore {getattr(ts, '__version__', '?')}")
-    m = Manifest(ts_dir)
-    write_stores(ts_dir, m)
-    m.save()
-    if subprocess.call([args.program, "read", ts_dir]) != 0:
-        print("tensorstore v3: chunked could not read what TensorStore wrote")
-        return 1
-    if subprocess.call([args.program, "write3", cpp_dir]) != 0:
-        print("tensorstore v3: chunked could not write")
-        return 1
+def check_chunked_outputs(root, entries):
     failures = []
-    entries = list(read_manifest(cpp_dir))
     for kind, name, want in entries:
-        got = open_v3(os.path.join(cpp_dir, name)).read().result()
+        got = open_v3(os.path.join(root, name)).read().result()
         if got.dtype != want.dtype or got.shape != want.shape or not np.array_equal(got, want):
             failures.append(f"{name}: got {got.dtype} {got.shape}, want {want.dtype} {want.shape}")
-    print(f"tensorstore v3: {len(entries)} v3 stores written by chunked read by TensorStore")
-    for f in failures:
-        print("FAIL", f)
-    return 1 if failures else 0
+    return failures
+
+
+def main():
+    return round_trip("tensorstore v3", f"TensorStore {getattr(ts, '__version__', '?')}",
+                      "write3", lambda root, m, built: write_stores(root, m, built(COMPRESSORS)),
+                      check_chunked_outputs)
 
 
 if __name__ == "__main__":

@@ -62,14 +62,37 @@ TEST(BlockIoPlan, SlicesLoadOnlyTheBlocksTheyTouch) {
   EXPECT_NE(d.find("load 0: 2 of 10 blocks from fake source 'memory'"), std::string::npos) << d;
 }
 
-TEST(BlockIoPlan, EveryReaderOfABlockSharesOneLoad) {
+TEST(BlockIoPlan, EveryReaderOfABlockInOnePassSharesOneLoad) {
   const auto x = lazy({9, 4}, Chunks{2, 4});
   std::vector<double> out;
-  // Misaligned views gather across blocks; the reduction reads every block again.
-  const auto y =
-      x(slice(1, none)) + x(slice(none, -1)) + x.sum() + x.rechunk(Chunks{3, 1})(slice(1, none));
+  // Misaligned views gather across blocks; the rechunked view reads every block again.
+  const auto y = x(slice(1, none)) + x(slice(none, -1)) + x.rechunk(Chunks{3, 1})(slice(1, none));
   const plan::Plan p = plan_for(y.node(), out);
   EXPECT_EQ(loaded_blocks(p), (std::vector<index_t>{0, 1, 2, 3, 4}));
+  // A reduction whose every result reads one block is no pass of its own.
+  const plan::Plan q = plan_for((x - x.mean(Axes{1}, true)).node(), out);
+  EXPECT_EQ(loaded_blocks(q), (std::vector<index_t>{0, 1, 2, 3, 4}));
+}
+
+/// The blocks the plan's load tasks read, each as often as it is loaded.
+std::vector<index_t> load_counts(const plan::Plan& p, index_t blocks) {
+  std::vector<index_t> counts(static_cast<std::size_t>(blocks), 0);
+  for (const auto& t : p.tasks)
+    if (t.kind == TaskKind::load)
+      ++counts.at(static_cast<std::size_t>(t.block));
+  return counts;
+}
+
+TEST(BlockIoPlan, AReductionAcrossBlocksEndsAPassAndLaterReadsLoadAgain) {
+  // A standardize reads every block for its moments, then again for its result: sharing the
+  // loads would hold the whole array until the moments are known.
+  const auto x = lazy({9, 4}, Chunks{2, 4});
+  std::vector<double> out;
+  const plan::Plan p = plan_for(((x - x.mean(Axes{0})) / x.std(Axes{0})).node(), out);
+  EXPECT_EQ(load_counts(p, 5), (std::vector<index_t>{2, 2, 2, 2, 2}));
+  // x.sum() + x: the same.
+  EXPECT_EQ(load_counts(plan_for((x + x.sum()).node(), out), 5),
+            (std::vector<index_t>{2, 2, 2, 2, 2}));
 }
 
 TEST(BlockIoPlan, EmptyReadsLoadNothing) {

@@ -5,6 +5,7 @@
 
 #include <chunked/config.hpp>
 #include <chunked/core/error.hpp>
+#include <chunked/storage.hpp>
 
 #include <gtest/gtest.h>
 
@@ -124,3 +125,13 @@ TEST(IoCodecs, FactoryRejectsUnknownNamesAndSettings) {
 }
 
 } // namespace
+
+TEST(IoCodecs, PublicAvailabilityFollowsTheConfiguredLibraries) {
+  EXPECT_TRUE(zarr_compressor_available("none"));
+  EXPECT_EQ(zarr_compressor_available("zstd"), CHUNKED_HAVE_ZSTD != 0);
+  EXPECT_EQ(zarr_compressor_available("gzip"), CHUNKED_HAVE_ZLIB != 0);
+  EXPECT_EQ(zarr_compressor_available("zlib"), CHUNKED_HAVE_ZLIB != 0);
+  EXPECT_EQ(zarr_compressor_available("blosc"), CHUNKED_HAVE_BLOSC != 0);
+  for (const char* other : {"", "lz4", "ZSTD", "bytes", "gzip "})
+    EXPECT_FALSE(zarr_compressor_available(other)) << other;
+}

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <initializer_list>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -89,6 +91,31 @@ TEST_F(Spill, BlocksBeyondTheLimitAreFilesAndReadBackExactly) {
     EXPECT_TRUE(bitwise_equal(standardized(p).compute(), standardized(x).compute()));
     // Read back and spilled again: as many files as before, never more.
     EXPECT_EQ(files(), 12u);
+  }
+  EXPECT_EQ(files(), 0u);
+}
+
+TEST_F(Spill, ManyThreadsMovingBlocksToAndFromFilesAtOnceReadTheirOwnBytes) {
+  // Files are read and written outside the manager's lock: with room for three blocks, eight
+  // workers and two computations at once keep blocks moving while others are read.
+  const A x = sample(7);
+  const NDArray<double> want = (x * 2.0 + 1.0).compute();
+  const double total = x.sum().item();
+  {
+    const A p = x.persist(limited(3));
+    ComputeOptions eight = limited(3);
+    eight.num_threads = 8;
+    for (int round = 0; round < 4; ++round) {
+      EXPECT_TRUE(bitwise_equal((p * 2.0 + 1.0).compute(eight), want));
+      EXPECT_EQ(p.sum().item(eight), total);
+    }
+    NDArray<double> first, second;
+    std::thread other([&] { first = (p * 2.0 + 1.0).compute(eight); });
+    second = p.compute(eight);
+    other.join();
+    EXPECT_TRUE(bitwise_equal(first, want));
+    EXPECT_TRUE(bitwise_equal(second, x.compute()));
+    EXPECT_EQ(files(), 13u);
   }
   EXPECT_EQ(files(), 0u);
 }
