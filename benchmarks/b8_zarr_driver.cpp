@@ -12,8 +12,9 @@
 //   read    from_zarr<double>(DIR/x.zarr).sum(): every chunk read and decompressed
 // The sum read back must equal x.sum() bit for bit (same chunks, same order of additions). The
 // limit printed beside the rates is the sequential write rate of DIR measured in the same run (a
-// file of 2 GiB written with pwrite and flushed with fdatasync); for zstd the compressor's own speed
-// on these cores bounds the write as well, which the uncompressed run separates from the disk.
+// file of 2 GiB written with pwrite and flushed with fdatasync); for zstd the compressor's own
+// speed on these cores bounds the write as well, which the uncompressed run separates from the
+// disk.
 #include "driver_util.hpp"
 
 #include <chunked/chunked.hpp>
@@ -128,8 +129,8 @@ template <class B> int run(const Config& c) {
   Generator rng(8);
   const auto x = rng.normal<double, B>(Shape{rows, c.cols}, Chunks{chunk_rows, c.cols});
   const double expected = x.sum().item(opts);
-  fmt::print("config:   {} x {} float64 ({:.2f} GiB), chunks {} x {} ({:.1f} MiB), {} runs\n",
-             rows, c.cols, bytes / double(1 << 30), chunk_rows, c.cols,
+  fmt::print("config:   {} x {} float64 ({:.2f} GiB), chunks {} x {} ({:.1f} MiB), {} runs\n", rows,
+             c.cols, bytes / double(1 << 30), chunk_rows, c.cols,
              8.0 * double(chunk_rows * c.cols) / double(1 << 20), c.repeat);
 
   std::vector<Run> runs;
@@ -177,9 +178,10 @@ template <class B> int run(const Config& c) {
           runs_json.empty() ? "" : ",\n", r.compressor, bench::json_list(r.write_s),
           bench::json_list(r.read_s), bench::median(r.write_s), bench::median(r.read_s),
           r.stored_bytes);
-    bench::write_file(c.json, machine.json_header("b8_zarr") +
-                                  fmt::format(R"(  "config": {{"rows": {}, "cols": {}, )"
-                                              R"("chunk_rows": {}, "threads": {}}},
+    bench::write_file(c.json,
+                      machine.json_header("b8_zarr") +
+                          fmt::format(R"(  "config": {{"rows": {}, "cols": {}, )"
+                                      R"("chunk_rows": {}, "threads": {}}},
   "bytes": {:.0f},
   "disk_write_rate": {:.6g},
   "runs": [
@@ -187,8 +189,7 @@ template <class B> int run(const Config& c) {
   ]
 }}
 )",
-                                              rows, c.cols, chunk_rows, c.threads, bytes, disk,
-                                              runs_json));
+                                      rows, c.cols, chunk_rows, c.threads, bytes, disk, runs_json));
   }
   return 0;
 }
