@@ -89,14 +89,17 @@ FileHandle open_for_reading(const std::string& path) {
   return {fd, path};
 }
 
-std::optional<std::string> read_whole_file(const std::string& path) {
+FileHandle open_if_exists(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT)
-      return std::nullopt;
+  if (fd < 0 && errno != ENOENT)
     throw_errno("cannot open", path);
-  }
-  const FileHandle f(fd, path);
+  return {fd, path};
+}
+
+std::optional<std::string> read_whole_file(const std::string& path) {
+  const FileHandle f = open_if_exists(path);
+  if (f.fd() < 0)
+    return std::nullopt;
   std::string out(f.size(), '\0');
   f.read_at(out.data(), out.size(), 0);
   return out;

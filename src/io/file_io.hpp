@@ -39,6 +39,9 @@ private:
 
 /// Opens an existing file for reading; chunked::Error naming it when it cannot.
 FileHandle open_for_reading(const std::string& path);
+/// Opens `path` for reading, or returns a closed handle (fd() < 0) when it does not exist;
+/// chunked::Error naming it on other failures.
+FileHandle open_if_exists(const std::string& path);
 /// The whole contents of a file, or nothing when it does not exist; chunked::Error naming it on
 /// other failures.
 std::optional<std::string> read_whole_file(const std::string& path);

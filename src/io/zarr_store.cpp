@@ -6,8 +6,10 @@
 #include "io/byte_order.hpp"
 #include "io/file_io.hpp"
 #include "io/layout.hpp"
+#include "io/scratch.hpp"
 
 #include <filesystem>
+#include <memory>
 
 namespace chunked::io {
 
@@ -33,22 +35,33 @@ void ZarrSource::read(const std::vector<index_t>& block, const std::vector<index
   if (n == 0)
     return;
   const std::string file = (std::filesystem::path(path_) / chunk_key(meta_, block)).string();
-  const auto stored = read_whole_file(file);
-  if (!stored) {
+  const FileHandle f = open_if_exists(file);
+  if (f.fd() < 0) {
     fill_elements(out, n, meta_.fill.data(), es);
     return;
   }
   const auto chunk_elems = static_cast<std::size_t>(element_count(meta_.chunks));
+  const std::size_t chunk_bytes = chunk_elems * es;
+  const auto stored_bytes = static_cast<std::size_t>(f.size());
   const bool whole = extent == meta_.chunks && !meta_.fortran_order;
-  std::vector<char> tmp(whole ? 0 : chunk_elems * es);
-  codec_->decode(*stored, whole ? out : tmp.data(), chunk_elems * es, file);
-  if (!whole) {
-    if (meta_.fortran_order) {
-      std::vector<char> c_order(tmp.size());
-      fortran_to_c(tmp.data(), c_order.data(), meta_.chunks, es);
-      tmp.swap(c_order);
+  if (whole && meta_.codec.name == "none" && stored_bytes == chunk_bytes) {
+    f.read_at(out, chunk_bytes, 0); // straight into the block: no copy
+  } else {
+    // Not zeroed: every byte is read or decoded into before it is used.
+    const Scratch stored(stored_bytes);
+    f.read_at(stored.data(), stored_bytes, 0);
+    std::unique_ptr<char[]> tmp;
+    if (!whole)
+      tmp = std::make_unique_for_overwrite<char[]>(chunk_bytes);
+    codec_->decode({stored.data(), stored_bytes}, whole ? out : tmp.get(), chunk_bytes, file);
+    if (!whole) {
+      if (meta_.fortran_order) {
+        auto c_order = std::make_unique_for_overwrite<char[]>(chunk_bytes);
+        fortran_to_c(tmp.get(), c_order.get(), meta_.chunks, es);
+        tmp.swap(c_order);
+      }
+      copy_corner(tmp.get(), meta_.chunks, out, extent, extent, es);
     }
-    copy_corner(tmp.data(), meta_.chunks, out, extent, extent, es);
   }
   to_native(out, n, es, meta_.type.big_endian);
 }

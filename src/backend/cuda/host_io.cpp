@@ -61,10 +61,14 @@ HostIo::HostIo(const plan::Plan& plan) : plan_(plan), load_of_task_(plan.tasks.s
   }
   if (loads_.empty() && !writes)
     return;
-  const auto n = static_cast<int>(
-      std::min<std::size_t>(runtime::hardware_threads(), static_cast<std::size_t>(max_threads)));
-  for (int i = 0; i < n; ++i)
+  thread_count_ =
+      std::min<std::size_t>(runtime::hardware_threads(), static_cast<std::size_t>(max_threads));
+  for (std::size_t i = 0; i < thread_count_; ++i)
     threads_.emplace_back([this] { work(); });
+}
+
+std::size_t HostIo::budget(std::size_t charge) const {
+  return std::clamp(charge * thread_count_, min_bytes, max_bytes);
 }
 
 HostIo::~HostIo() {
@@ -139,7 +143,7 @@ void HostIo::work() {
       ++next_load_; // taken by its worker before any reader came to it
     if (next_load_ < loads_.size() && !write_error_) {
       Load& load = loads_[next_load_];
-      if (read_bytes_ == 0 || read_bytes_ + load.charge <= max_bytes) {
+      if (read_bytes_ == 0 || read_bytes_ + load.charge <= budget(load.charge)) {
         ++next_load_;
         load.state = State::reading;
         read_bytes_ += load.charge;
@@ -186,7 +190,8 @@ std::unique_ptr<PinnedBlock> HostIo::write_buffer(std::size_t bytes) {
   {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] {
-      return write_bytes_ == 0 || write_bytes_ + charge <= max_bytes || write_error_ != nullptr;
+      return write_bytes_ == 0 || write_bytes_ + charge <= budget(charge) ||
+             write_error_ != nullptr;
     });
     if (write_error_)
       std::rethrow_exception(write_error_);

@@ -60,10 +60,15 @@ private:
 class HostIo {
 public:
   /// Page-locked bytes (PinnedBlock::footprint) that reads ahead and writes in flight may hold,
-  /// each (at least one block is always let through, however large).
-  static constexpr std::size_t max_bytes = std::size_t{256} << 20;
+  /// each: room for a block per host thread, so that large blocks are still read, decompressed,
+  /// compressed and written on every thread at once, within [min_bytes, max_bytes] (at least
+  /// one block is always let through, however large).
+  static constexpr std::size_t min_bytes = std::size_t{256} << 20;
+  static constexpr std::size_t max_bytes = std::size_t{4} << 30;
   /// Host threads at most.
-  static constexpr int max_threads = 8;
+  static constexpr int max_threads = 16;
+  /// The in-flight budget for blocks of footprint `charge`.
+  std::size_t budget(std::size_t charge) const;
 
   /// Starts the threads when the plan has load or write tasks.
   explicit HostIo(const plan::Plan& plan);
@@ -125,6 +130,7 @@ private:
   bool stop_ = false;
   std::mutex mutex_;
   std::condition_variable changed_;
+  std::size_t thread_count_ = 0; ///< set before the threads start
   std::vector<std::thread> threads_;
 };
 
