@@ -20,6 +20,12 @@ std::string_view library_of(std::string_view name) {
 }
 } // namespace
 
+std::string Codec::encode(std::string_view raw) const {
+  std::string out(max_encoded(raw.size()), '\0');
+  out.resize(encode_into(raw, out.data()));
+  return out;
+}
+
 std::string known_codecs() { return "none, zstd, gzip, blosc"; }
 
 bool is_known_codec(std::string_view name) {

@@ -27,8 +27,14 @@ struct CodecSpec {
 class Codec {
 public:
   virtual ~Codec() = default;
-  /// The stored bytes of `raw`.
-  virtual std::string encode(std::string_view raw) const = 0;
+  /// The most bytes encode_into() stores for `raw_bytes` bytes.
+  virtual std::size_t max_encoded(std::size_t raw_bytes) const = 0;
+  /// Writes the stored bytes of `raw` to `out`, which has room for max_encoded(raw.size()) bytes;
+  /// returns how many it wrote. Into memory the caller keeps (io::Scratch), so that no chunk
+  /// pays for zeroing or faulting in fresh memory.
+  virtual std::size_t encode_into(std::string_view raw, char* out) const = 0;
+  /// The stored bytes of `raw`, as a string.
+  std::string encode(std::string_view raw) const;
   /// Decompresses `stored` into exactly `size` bytes at `out`; chunked::Error naming `where` (the
   /// chunk's file) when the data is corrupt, truncated or of another size.
   virtual void decode(std::string_view stored, void* out, std::size_t size,

@@ -15,18 +15,20 @@ namespace {
 class BloscCodec final : public Codec {
 public:
   explicit BloscCodec(CodecSpec spec) : spec_(std::move(spec)) {}
-  std::string encode(std::string_view raw) const override {
+  std::size_t max_encoded(std::size_t raw_bytes) const override {
+    return raw_bytes + BLOSC_MAX_OVERHEAD;
+  }
+  std::size_t encode_into(std::string_view raw, char* out) const override {
     if (raw.size() > static_cast<std::size_t>(BLOSC_MAX_BUFFERSIZE))
       throw Error("blosc: a chunk of " + std::to_string(raw.size()) +
                   " bytes exceeds blosc's 2 GiB limit");
-    std::string out(raw.size() + BLOSC_MAX_OVERHEAD, '\0');
-    const int n = blosc_compress_ctx(spec_.level, spec_.blosc_shuffle, spec_.typesize, raw.size(),
-                                     raw.data(), out.data(), out.size(), spec_.blosc_cname.c_str(),
-                                     static_cast<std::size_t>(spec_.blosc_blocksize), 1);
+    const int n =
+        blosc_compress_ctx(spec_.level, spec_.blosc_shuffle, spec_.typesize, raw.size(), raw.data(),
+                           out, max_encoded(raw.size()), spec_.blosc_cname.c_str(),
+                           static_cast<std::size_t>(spec_.blosc_blocksize), 1);
     if (n <= 0)
       throw Error("blosc compression failed (code " + std::to_string(n) + ")");
-    out.resize(static_cast<std::size_t>(n));
-    return out;
+    return static_cast<std::size_t>(n);
   }
   void decode(std::string_view stored, void* out, std::size_t size,
               std::string_view where) const override {

@@ -7,6 +7,7 @@
 
 #include <chunked/core/error.hpp>
 
+#include <algorithm>
 #include <climits>
 #include <zlib.h>
 
@@ -20,25 +21,27 @@ constexpr int any_window = 15 + 32;
 class GzipCodec final : public Codec {
 public:
   explicit GzipCodec(int level) : level_(level) {}
-  std::string encode(std::string_view raw) const override {
+  std::size_t max_encoded(std::size_t raw_bytes) const override {
+    // zlib's bound for its own 6-byte framing, with room for gzip's 18 bytes.
+    return compressBound(static_cast<uLong>(std::min<std::size_t>(raw_bytes, UINT_MAX))) + 18;
+  }
+  std::size_t encode_into(std::string_view raw, char* out) const override {
     if (raw.size() > UINT_MAX)
       throw Error("gzip: a chunk of " + std::to_string(raw.size()) +
                   " bytes exceeds zlib's 4 GiB limit");
     z_stream z{};
     if (deflateInit2(&z, level_, Z_DEFLATED, gzip_window, 8, Z_DEFAULT_STRATEGY) != Z_OK)
       throw Error("gzip: deflateInit2 failed");
-    std::string out(deflateBound(&z, static_cast<uLong>(raw.size())), '\0');
     z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
     z.avail_in = static_cast<uInt>(raw.size());
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.avail_out = static_cast<uInt>(out.size());
+    z.next_out = reinterpret_cast<Bytef*>(out);
+    z.avail_out = static_cast<uInt>(std::min<std::size_t>(max_encoded(raw.size()), UINT_MAX));
     const int rc = deflate(&z, Z_FINISH);
     const auto n = z.total_out;
     deflateEnd(&z);
     if (rc != Z_STREAM_END)
       throw Error("gzip compression failed");
-    out.resize(n);
-    return out;
+    return n;
   }
   void decode(std::string_view stored, void* out, std::size_t size,
               std::string_view where) const override {

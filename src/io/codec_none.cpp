@@ -9,7 +9,12 @@ namespace chunked::io {
 namespace {
 class NoneCodec final : public Codec {
 public:
-  std::string encode(std::string_view raw) const override { return std::string(raw); }
+  std::size_t max_encoded(std::size_t raw_bytes) const override { return raw_bytes; }
+  std::size_t encode_into(std::string_view raw, char* out) const override {
+    if (!raw.empty())
+      std::memcpy(out, raw.data(), raw.size());
+    return raw.size();
+  }
   void decode(std::string_view stored, void* out, std::size_t size,
               std::string_view where) const override {
     if (stored.size() != size)

@@ -15,13 +15,15 @@ namespace {
 class ZstdCodec final : public Codec {
 public:
   explicit ZstdCodec(int level) : level_(level) {}
-  std::string encode(std::string_view raw) const override {
-    std::string out(ZSTD_compressBound(raw.size()), '\0');
-    const std::size_t n = ZSTD_compress(out.data(), out.size(), raw.data(), raw.size(), level_);
+  std::size_t max_encoded(std::size_t raw_bytes) const override {
+    return ZSTD_compressBound(raw_bytes);
+  }
+  std::size_t encode_into(std::string_view raw, char* out) const override {
+    const std::size_t n =
+        ZSTD_compress(out, ZSTD_compressBound(raw.size()), raw.data(), raw.size(), level_);
     if (ZSTD_isError(n) != 0)
       throw Error(std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
-    out.resize(n);
-    return out;
+    return n;
   }
   void decode(std::string_view stored, void* out, std::size_t size,
               std::string_view where) const override {

@@ -88,10 +88,12 @@ void ZarrSink::write(const std::vector<index_t>& block, const std::vector<index_
     bytes = raw;
   }
   const std::string file = store_.file_for(chunk_key(meta_, block));
-  if (meta_.codec.name == "none")
+  if (meta_.codec.name == "none") {
     write_file_atomically(file, bytes);
-  else
-    write_file_atomically(file, codec_->encode(bytes));
+  } else {
+    const Scratch stored(codec_->max_encoded(bytes.size()));
+    write_file_atomically(file, {stored.data(), codec_->encode_into(bytes, stored.data())});
+  }
 }
 
 void write_zarr_meta(const StoreDir& store, const ZarrMeta& meta) {
