@@ -3,6 +3,7 @@
 // ValueError) naming what was asked, before it is allocated where it can be, and the runtime
 // stays usable afterwards.
 #include "core/memory_budget.hpp"
+#include "support/errors.hpp"
 #include <chunked/chunked.hpp>
 
 #include <gtest/gtest.h>
@@ -31,20 +32,7 @@ namespace {
 using namespace chunked;
 using A = ChunkedArray<double, Cpu>;
 
-/// f() must throw an E whose message holds every word.
-template <class E, class F> void expect_error(F&& f, std::initializer_list<std::string> words) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception thrown";
-  } catch (const E& e) {
-    const std::string message = e.what();
-    for (const std::string& w : words)
-      EXPECT_NE(message.find(w), std::string::npos)
-          << "\"" << message << "\" lacks \"" << w << "\"";
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "another exception: " << e.what();
-  }
-}
+using chunked::test::expect_error;
 
 /// A small computation that must still work after a refused one.
 void expect_runtime_usable() {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Persisted blocks beyond ComputeOptions::host_memory_limit go to files under spill_directory and
 // come back, bitwise unchanged, when computations read them; the files go with their arrays.
+#include "support/errors.hpp"
 #include <chunked/chunked.hpp>
 
 #include <gtest/gtest.h>
@@ -62,19 +63,7 @@ A sample(std::uint64_t seed) {
 /// A small computation that must still work after a failed one.
 double small_sum() { return arange<double, Cpu>(0.0, 10.0, 1.0, 3).sum().item(); }
 
-template <class E, class F> void expect_error(F&& f, std::initializer_list<std::string> words) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception thrown";
-  } catch (const E& e) {
-    const std::string message = e.what();
-    for (const std::string& w : words)
-      EXPECT_NE(message.find(w), std::string::npos)
-          << "\"" << message << "\" lacks \"" << w << "\"";
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "another exception: " << e.what();
-  }
-}
+using chunked::test::expect_error;
 
 TEST_F(Spill, BlocksBeyondTheLimitAreFilesAndReadBackExactly) {
   const A x = sample(1);
