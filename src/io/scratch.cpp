@@ -71,4 +71,10 @@ Scratch::~Scratch() {
   p.free.emplace_back(std::move(data_), capacity_);
 }
 
+std::size_t Scratch::kept_bytes() {
+  Pool& p = pool();
+  std::lock_guard lock(p.mutex);
+  return p.kept;
+}
+
 } // namespace chunked::io

@@ -21,6 +21,9 @@ public:
 
   char* data() const { return data_.get(); }
 
+  /// Bytes the pool keeps for later chunks now.
+  static std::size_t kept_bytes();
+
 private:
   std::unique_ptr<char[]> data_;
   std::size_t capacity_ = 0;
