@@ -23,6 +23,7 @@
 #include <chunked/reshape.hpp>
 #include <chunked/runtime/compute_options.hpp>
 #include <chunked/runtime/job.hpp>
+#include <chunked/runtime/log.hpp>
 #include <chunked/runtime/memory_resource.hpp>
 #include <chunked/runtime/progress.hpp>
 #include <chunked/scans.hpp>

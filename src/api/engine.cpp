@@ -5,12 +5,14 @@
 #include "plan/plan.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/compute_options_checks.hpp"
+#include "runtime/log_message.hpp"
 #include "runtime/parallel_for.hpp"
 #include "runtime/spill.hpp"
 #include <chunked/array.hpp>
 #include <chunked/detail/engine.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -30,8 +32,19 @@ struct Resolved {
   int devices;
 };
 
+/// Says where an Auto computation runs and why: at info level the first time in a process, at
+/// debug level every time.
+void log_auto_choice(const std::string& where) {
+  static std::atomic<bool> said{false};
+  if (!runtime::logging(LogLevel::debug) && (said.load() || !runtime::logging(LogLevel::info)))
+    return;
+  const LogLevel level = said.exchange(true) ? LogLevel::debug : LogLevel::info;
+  runtime::log(level, "Auto runs on the " + where);
+}
+
 /// The backend that `requested` names (Auto: CUDA when a device is visible, else the CPU);
 /// BackendError when it is unusable.
+
 Resolved resolve(BackendKind requested) {
   const runtime::Backend& cpu = runtime::cpu_backend();
   const runtime::Backend& cuda = runtime::cuda_backend();
@@ -39,8 +52,14 @@ Resolved resolve(BackendKind requested) {
   case BackendKind::cpu:
     break;
   case BackendKind::automatic:
-    if (const int devices = cuda.usable_devices(); devices > 0)
+    if (const int devices = cuda.usable_devices(); devices > 0) {
+      log_auto_choice(std::string(cuda.name()) + " backend, " + std::to_string(devices) +
+                      " device(s)");
       return {cuda, devices};
+    }
+    log_auto_choice(
+        std::string(cpu.name()) + " backend: " +
+        (cuda.built() ? "no CUDA device is visible" : "this build of chunked has no CUDA support"));
     break;
   case BackendKind::cuda: {
     if (!cuda.built())

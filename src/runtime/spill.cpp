@@ -2,6 +2,8 @@
 // The spill manager: host memory of persisted blocks bounded by moving the least recently used to
 // files, and back when a task reads them.
 #include "runtime/spill.hpp"
+
+#include "runtime/log_message.hpp"
 #include <chunked/core/error.hpp>
 
 #include <algorithm>
@@ -184,6 +186,9 @@ void SpillManager::spill(Lock& lock, SpillableBuffer& block) {
     if (block.pins_ == 0)
       list(block);
   } else {
+    if (runtime::logging(LogLevel::debug))
+      runtime::log(LogLevel::debug,
+                   "spilled a block of " + std::to_string(block.bytes()) + " bytes to " + path);
     block.file_ = path;
     block.resident_.reset();
     block.rebind(nullptr);
@@ -214,6 +219,9 @@ void SpillManager::load(Lock& lock, SpillableBuffer& block) {
     std::rethrow_exception(error);
   }
   std::remove(path.c_str());
+  if (runtime::logging(LogLevel::debug))
+    runtime::log(LogLevel::debug, "read a spilled block of " + std::to_string(block.bytes()) +
+                                      " bytes back from " + path);
   block.file_.clear();
   block.rebind(buffer->data());
   block.resident_ = std::move(buffer);
@@ -272,8 +280,13 @@ void SpillManager::unpin(std::span<SpillableBuffer* const> blocks) noexcept {
     return;
   try {
     evict_to(lock, limit_);
-  } catch (...) { // NOLINT(bugprone-empty-catch): the next pin() or persist() tries again
-    // Blocks that cannot be written stay in memory, over the limit, and readable.
+  } catch (const std::exception& e) {
+    // Blocks that cannot be written stay in memory, over the limit, and readable; the next pin()
+    // or persist() tries again.
+    runtime::log(LogLevel::warn, std::string("a persisted block could not be spilled and stays in "
+                                             "memory, over host_memory_limit: ") +
+                                     e.what());
+  } catch (...) { // NOLINT(bugprone-empty-catch): as above, with nothing to say
   }
 }
 

@@ -2,12 +2,14 @@
 // NVRTC compilation, the one module cache, and driver-API launches (reached through the runtime's
 // entry-point query, so the library needs no link-time dependency on libcuda).
 #include "backend/cuda/compiler.hpp"
+#include "runtime/log_message.hpp"
 #include <chunked/config.hpp>
 
 #include <fmt/format.h>
 #include <nvrtc.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -329,11 +331,24 @@ private:
         dir.empty() ? std::filesystem::path()
                     : std::filesystem::path(dir) / fmt::format("{:016x}{:016x}.cubin", h1, h2);
     Image image;
-    if (path.empty() || !read_file(path, image)) {
-      image = compile_image(key, source, arch);
-      if (!path.empty())
-        write_file(path, image);
+    if (!path.empty() && read_file(path, image)) {
+      if (runtime::logging(LogLevel::debug))
+        runtime::log(LogLevel::debug,
+                     "kernel module for " + arch + " read from the disk cache, " + path.string());
+      return image;
     }
+    const auto start = std::chrono::steady_clock::now();
+    image = compile_image(key, source, arch);
+    if (!path.empty())
+      write_file(path, image);
+    if (runtime::logging(LogLevel::info))
+      runtime::log(
+          LogLevel::info,
+          fmt::format(
+              "kernel module for {} compiled by NVRTC in {:.1f} ms{}", arch,
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                  .count(),
+              path.empty() ? std::string(" (no disk cache)") : ", cached as " + path.string()));
     return image;
   }
 
