@@ -69,6 +69,21 @@ struct ComputeOptions {
   /// Draw a one-line progress bar on stderr.
   bool progress_bar = false;
 
+  // ---- Diagnostics (DESIGN 8.7) ----
+  /// When not empty, the computation writes a Chrome trace-event JSON file here when it ends
+  /// (also when it fails): a track per worker thread with each block task (its program, block,
+  /// bytes) and the time it waited for work, a track per GPU stream with kernels and copies timed
+  /// by CUDA events, code generation, planning, and counters of live device, page-locked, host
+  /// and spilled memory. Perfetto (ui.perfetto.dev) and chrome://tracing open it. A path that
+  /// cannot be written makes the computation raise a chunked::Error naming it. persist() of a
+  /// result in several ranges (see host_memory_limit) writes one file with all of them.
+  std::string trace_path;
+  /// When not empty, the computation writes one self-contained HTML page here when it ends: the
+  /// task stream, memory over time, time per block program with the rate it reached against
+  /// the machine's copy rate, the plan and these options. It needs no network to view. A path
+  /// that cannot be written is a chunked::Error naming it, as for trace_path.
+  std::string report_path;
+
   // ---- Interop: user streams and memory resources (DESIGN 8.4) ----
   /// A `cudaStream_t` of the host code, as `void*`; null = none. A Cuda computation first waits
   /// for the work already queued on it (an event recorded on it, waited for by the library's

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+// The trace of one computation (ComputeOptions::trace_path and report_path): what ran where and
+// when, recorded by the scheduler, the backends and the engine, written as Chrome trace-event
+// JSON.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace chunked::plan {
+struct Plan;
+}
+
+namespace chunked::runtime {
+
+/// Records one computation's events and writes them as Chrome trace-event JSON:
+///
+/// - pid 1 is the host. Its tid w is worker w (0 is the calling thread). On it:
+///   - each block task, an "X" event of category "task" named by its block program (e.g.
+///     "program 0: normal · add · sum"), with args {"kind", "block" (e.g. "(0, 3)"), "bytes"
+///     (the values it computed), "task" (its id in its plan), "plan" (the plan's number)};
+///   - "waiting for work" ("X", category "wait"): a worker without a ready task;
+///   - "planning" and "NVRTC compile ..." ("X", categories "plan" and "compile").
+///   - counters: "C" events named "memory" with args {"host", "pinned", "device", "spilled"},
+///     live bytes of each kind at that time.
+/// - pid 100 + d is GPU d. Its tid k is the device's stream k. On it "X" events of category
+///   "kernel" (named by the kernel, e.g. "store", "reduce pass 1") or "copy" (e.g. "copy host to
+///   device"), timed by CUDA events, with args {"task", "plan", "bytes" (copies)}.
+/// - "M" events name each process and thread ("worker 0 (calling thread)", "GPU 0 stream 1").
+///
+/// Times ("ts", "dur") are microseconds since the trace began. The file is one object,
+/// {"traceEvents": [...], "displayTimeUnit": "ms", "otherData": {...}}; its events are sorted by
+/// time, and on each track they nest or follow one another.
+///
+/// Thread-safety: a worker records its tasks on its own lane without a lock (lanes are made by
+/// begin_graph() before the workers start); everything else is recorded under a lock.
+class Trace {
+public:
+  using Clock = std::chrono::steady_clock;
+
+  /// `backend`: "Cpu" or "Cuda", for the host process's name.
+  explicit Trace(std::string backend);
+  ~Trace();
+  Trace(const Trace&) = delete;
+  Trace& operator=(const Trace&) = delete;
+
+  /// Nanoseconds since the trace began.
+  std::int64_t now() const;
+
+  // ---- Plans and their tasks
+  /// Starts the tasks of a plan: later task events belong to it until end_plan(). Returns its
+  /// number.
+  int begin_plan();
+  /// Names the events of the current plan's tasks by `plan`'s programs (called once the plan's
+  /// tasks have run or failed, while the plan is still alive).
+  void end_plan(const plan::Plan& plan);
+  /// Makes sure `workers` lanes exist; called before the workers of a run start.
+  void begin_graph(int workers);
+  /// Task `task` of the current plan ran on worker `worker` from `start` to `end` (now()).
+  /// Lock-free: only worker `worker` records on its lane.
+  void task(int worker, std::uint32_t task, std::int64_t start, std::int64_t end);
+  /// Worker `worker` waited for a ready task from `start` to `end`. Lock-free as task().
+  void wait(int worker, std::int64_t start, std::int64_t end);
+
+  // ---- Other host events (any thread)
+  /// A span on the host track of the calling thread's worker (0 outside workers).
+  void span(const std::string& name, const char* category, std::int64_t start, std::int64_t end);
+  /// Samples the memory counters now, at most once per `min_interval` ns unless `force`.
+  void sample_memory(bool force = false);
+
+  // ---- GPU events
+  /// Names the track of stream `stream` (its index among the device's streams) of `device`.
+  void name_stream(int device, int stream);
+  /// A kernel or copy that ran on `device`'s stream `stream` from `start` to `end` (now()'s
+  /// clock, converted from CUDA event times); `bytes` 0 for kernels.
+  void gpu_span(int device, int stream, const std::string& name, const char* category,
+                std::int64_t start, std::int64_t end, std::uint32_t task, std::uint64_t bytes);
+  /// The current plan's number (for gpu_span).
+  int current_plan() const { return plan_.load(std::memory_order_relaxed); }
+
+  /// The trace as Chrome trace-event JSON (see above).
+  std::string json() const;
+
+  /// Counter samples are at least this far apart, in ns.
+  static constexpr std::int64_t min_interval = 1'000'000;
+
+private:
+  struct Lane;
+  struct HostSpan {
+    std::string name;
+    const char* category;
+    int tid;
+    std::int64_t start, end;
+  };
+  struct GpuSpan {
+    std::string name;
+    const char* category;
+    int device, stream;
+    std::int64_t start, end;
+    int plan;
+    std::uint32_t task;
+    std::uint64_t bytes;
+  };
+  struct Counter {
+    std::int64_t ts;
+    std::uint64_t host, pinned, device, spilled;
+  };
+  struct Named {
+    int plan;
+    std::uint32_t task;
+    std::string name, kind, block;
+    std::uint64_t bytes;
+  };
+
+  std::string backend_;
+  Clock::time_point origin_;
+  std::atomic<int> plan_{-1};
+  std::atomic<std::int64_t> last_sample_{-min_interval};
+
+  mutable std::mutex mutex_; ///< everything below but the lanes' contents
+  std::vector<std::unique_ptr<Lane>> lanes_;
+  std::vector<HostSpan> spans_;
+  std::vector<GpuSpan> gpu_;
+  std::vector<Counter> counters_;
+  std::vector<std::pair<int, int>> streams_; ///< (device, stream) tracks named
+  std::vector<Named> names_;                 ///< per recorded task, filled by end_plan()
+};
+
+/// The trace the calling thread records into: the one of the computation it runs (or works
+/// for), or null.
+Trace* current_trace();
+
+/// The worker index the calling thread records as (0 outside workers).
+int current_trace_lane();
+
+/// Makes `trace` the calling thread's current trace while it lives, recording as worker `lane`;
+/// restores the previous one after.
+class TraceScope {
+public:
+  explicit TraceScope(Trace* trace, int lane = 0);
+  ~TraceScope();
+  TraceScope(const TraceScope&) = delete;
+  TraceScope& operator=(const TraceScope&) = delete;
+
+private:
+  Trace* previous_;
+  int previous_lane_;
+};
+
+} // namespace chunked::runtime
