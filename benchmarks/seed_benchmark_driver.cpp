@@ -36,6 +36,7 @@ struct Config : bench::CommonOptions {
   bool progress = false;
   std::uint64_t seed = 42;
   int streams = 0;
+  std::string trace, report; ///< diagnostics of each run, when given
 
   Config() : CommonOptions(2) {}
 };
@@ -56,7 +57,7 @@ constexpr Published published[] = {
 constexpr const char* usage_text =
     "usage: chunked-seed-benchmark [--shape RxC] [--chunks RxC] [--backend cpu|cuda|auto]\n"
     "                              [--threads N] [--streams S] [--repeat R] [--json FILE]\n"
-    "                              [--progress]\n"
+    "                              [--progress] [--trace FILE] [--report FILE]\n"
     "  --shape    array shape (default 20000x40000; the published workload is 500000x500000)\n"
     "  --chunks   chunk shape (default 10000x10000)\n"
     "  --backend  where to compute (default auto: CUDA when a device is usable, else the CPU)\n"
@@ -64,7 +65,9 @@ constexpr const char* usage_text =
     "  --streams  CUDA streams per GPU (default 0: the backend's choice)\n"
     "  --repeat   warm runs after the first (default 2)\n"
     "  --json     also write the results to FILE as JSON\n"
-    "  --progress draw a progress bar on stderr\n";
+    "  --progress draw a progress bar on stderr\n"
+    "  --trace    write each run's Chrome trace to FILE (the last run's stays)\n"
+    "  --report   write each run's HTML report to FILE (the last run's stays)\n";
 
 Extent2 parse_extent(std::string_view flag, std::string_view text) {
   const auto x = text.find('x');
@@ -95,6 +98,10 @@ bool parse_args(int argc, char** argv, Config& c) {
           c.seed = static_cast<std::uint64_t>(bench::parse_int(arg, value, 0));
         else if (arg == "--streams")
           c.streams = static_cast<int>(bench::parse_int(arg, value, 0));
+        else if (arg == "--trace")
+          c.trace = value;
+        else if (arg == "--report")
+          c.report = value;
         else
           return false;
         return true;
@@ -172,6 +179,8 @@ int main(int argc, char** argv) try {
   options.num_threads = c.threads;
   options.streams_per_device = c.streams;
   options.progress_bar = c.progress;
+  options.trace_path = c.trace;
+  options.report_path = c.report;
   const bench::Machine machine(c.backend);
   const bool gpu = machine.gpu;
   const int workers = gpu ? 0 : (c.threads > 0 ? c.threads : static_cast<int>(machine.cores));

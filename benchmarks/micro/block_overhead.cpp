@@ -73,4 +73,28 @@ BENCHMARK(bm_tiny_blocks)
 
 } // namespace
 
+// The same with a trace recorded and written (ComputeOptions::trace_path): what tracing costs per
+// task, the file included.
+void bm_tiny_blocks_traced(benchmark::State& state) {
+  const index_t blocks = state.range(0);
+  const index_t n = blocks * block_elements;
+  ComputeOptions options = bench::threads(state.range(1));
+  options.trace_path = "chunked-block-overhead-trace.json";
+  const double expected = static_cast<double>(n) * static_cast<double>(n);
+  for (auto _ : state)
+    if (run(n, block_elements, options) != expected) {
+      state.SkipWithError("wrong sum");
+      break;
+    }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * blocks);
+}
+
+BENCHMARK(bm_tiny_blocks_traced)
+    ->Name("tiny_blocks_sum_traced")
+    ->ArgNames({"blocks", "threads"})
+    ->Args({100000, 1})
+    ->Args({100000, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 BENCHMARK_MAIN();

@@ -5,6 +5,7 @@
 #include "plan/plan.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/compute_options_checks.hpp"
+#include "runtime/diagnostics.hpp"
 #include "runtime/log_message.hpp"
 #include "runtime/parallel_for.hpp"
 #include "runtime/spill.hpp"
@@ -87,15 +88,18 @@ Resolved checked(BackendKind requested, const ComputeOptions& options) {
   return on;
 }
 
-/// Runs a plan on its resolved backend; allocation failures of the run's own bookkeeping come out
-/// as OutOfMemory like those of its buffers.
+/// Runs a plan on its resolved backend, in the computation's diagnostics; allocation failures of
+/// the run's own bookkeeping come out as OutOfMemory like those of its buffers.
 std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, const Resolved& on,
-                                             const ComputeOptions& options) {
-  return reporting_out_of_memory(
-      "running " + std::to_string(plan.tasks.size()) + " tasks on the " + on.backend.name() +
-          " backend",
-      "free memory, or use smaller chunks so that fewer bytes are in flight at once",
-      [&] { return on.backend.execute(plan, options, on.devices); });
+                                             const ComputeOptions& options,
+                                             runtime::Diagnostics& diagnostics) {
+  return diagnostics.run(plan, [&] {
+    return reporting_out_of_memory(
+        "running " + std::to_string(plan.tasks.size()) + " tasks on the " + on.backend.name() +
+            " backend",
+        "free memory, or use smaller chunks so that fewer bytes are in flight at once",
+        [&] { return on.backend.execute(plan, options, on.devices); });
+  });
 }
 
 /// Makes persisted blocks spillable when a limit applies: on the CPU every block (host memory
@@ -153,7 +157,8 @@ persist_groups(const graph::Node& node, const Resolved& on, const ComputeOptions
 /// order of the node's blocks.
 std::vector<std::shared_ptr<Buffer>> persist_rows(const graph::NodePtr& node, std::size_t lo,
                                                   std::size_t hi, const Resolved& on,
-                                                  const ComputeOptions& options) {
+                                                  const ComputeOptions& options,
+                                                  runtime::Diagnostics& diagnostics) {
   graph::NodePtr part = node;
   const std::size_t rows = node->grid.ndim() == 0 ? 1 : node->grid.lengths(0).size();
   if (lo != 0 || hi != rows) {
@@ -169,8 +174,8 @@ std::vector<std::shared_ptr<Buffer>> persist_rows(const graph::NodePtr& node, st
   plan::Request r;
   r.node = part;
   r.kind = plan::Request::Kind::blocks;
-  plan::Plan p = plan::make_plan({r}, on.backend.task_split());
-  auto outputs = execute(p, on, options);
+  plan::Plan p = diagnostics.plan([&] { return plan::make_plan({r}, on.backend.task_split()); });
+  auto outputs = execute(p, on, options, diagnostics);
   std::vector<std::shared_ptr<Buffer>> blocks;
   for (plan::TaskId id : p.result_blocks[0])
     blocks.push_back(std::move(outputs[id]));
@@ -182,6 +187,7 @@ std::vector<std::shared_ptr<Buffer>> persist_rows(const graph::NodePtr& node, st
 void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
                   const ComputeOptions& options) {
   const Resolved on = checked(backend, options);
+  runtime::Diagnostics diagnostics(options, on.backend);
   // Empty arrays have nothing to compute, but they run an empty plan on the backend all the same,
   // so that its options and devices are checked as for any other array.
   std::vector<plan::Request> requests;
@@ -194,28 +200,32 @@ void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
     r.destination = plan::Destination{t.data, t.node->dtype, t.node->shape, t.space};
     requests.push_back(std::move(r));
   }
-  plan::Plan p = plan::make_plan(requests, on.backend.task_split());
-  execute(p, on, options);
+  plan::Plan p = diagnostics.plan([&] { return plan::make_plan(requests, on.backend.task_split()); });
+  execute(p, on, options, diagnostics);
+  diagnostics.finish();
 }
 
 graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend,
                        const ComputeOptions& options) {
   const Resolved on = checked(backend, options);
+  runtime::Diagnostics diagnostics(options, on.backend);
   auto data = std::make_shared<graph::StoredData>();
   data->dtype = node->dtype;
   data->grid = node->grid;
   std::size_t on_device = 0;
   for (const auto& [lo, hi] : persist_groups(*node, on, options)) {
-    auto blocks = persist_rows(node, lo, hi, on, options);
+    auto blocks = persist_rows(node, lo, hi, on, options, diagnostics);
     spillable_blocks(blocks, on.backend, options, on_device);
     data->blocks.insert(data->blocks.end(), blocks.begin(), blocks.end());
   }
+  diagnostics.finish();
   return graph::make_stored(std::move(data));
 }
 
 void write_blocks(const graph::NodePtr& node, graph::BlockSink& sink, BackendKind backend,
                   const ComputeOptions& options) {
   const Resolved on = checked(backend, options);
+  runtime::Diagnostics diagnostics(options, on.backend);
   // An empty array runs an empty plan, as compute_into does: its options are checked all the same.
   std::vector<plan::Request> requests;
   if (node->shape.size() > 0) {
@@ -225,8 +235,9 @@ void write_blocks(const graph::NodePtr& node, graph::BlockSink& sink, BackendKin
     r.sink = &sink;
     requests.push_back(std::move(r));
   }
-  plan::Plan p = plan::make_plan(requests, on.backend.task_split());
-  execute(p, on, options);
+  plan::Plan p = diagnostics.plan([&] { return plan::make_plan(requests, on.backend.task_split()); });
+  execute(p, on, options, diagnostics);
+  diagnostics.finish();
 }
 
 void check_compute(BackendKind backend, const ComputeOptions& options) {

@@ -27,6 +27,9 @@ public:
   std::shared_ptr<Buffer> to_host(const Buffer& buffer) const override {
     return cuda::download(buffer);
   }
+  CopyRate copy_rate() const override {
+    return {cuda::device_copy_rate(), "device-to-device copy on GPU 0"};
+  }
 };
 
 } // namespace

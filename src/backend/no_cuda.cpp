@@ -27,6 +27,7 @@ std::shared_ptr<Buffer> download(const Buffer&) {
 }
 
 int pointer_device(const void*) { return -1; }
+double device_copy_rate() { return 0; }
 
 } // namespace chunked::cuda
 #endif

@@ -2,6 +2,7 @@
 // Host buffers: aligned allocation that reports failure as chunked::OutOfMemory, with huge pages
 // and a bounded cache for large blocks.
 #include "core/memory_budget.hpp"
+#include "core/memory_counters.hpp"
 #include <chunked/core/buffer.hpp>
 #include <chunked/core/error.hpp>
 
@@ -131,9 +132,14 @@ void free_host(void* p, std::size_t bytes) noexcept {
 } // namespace detail
 
 HostBuffer::HostBuffer(std::size_t bytes)
-    : Buffer(detail::allocate_host(bytes), bytes, MemorySpace{}) {}
+    : Buffer(detail::allocate_host(bytes), bytes, MemorySpace{}) {
+  detail::count_memory(detail::MemoryKind::host, static_cast<std::int64_t>(bytes));
+}
 
-HostBuffer::~HostBuffer() { detail::free_host(data(), bytes()); }
+HostBuffer::~HostBuffer() {
+  detail::free_host(data(), bytes());
+  detail::count_memory(detail::MemoryKind::host, -static_cast<std::int64_t>(bytes()));
+}
 
 std::shared_ptr<Buffer> make_host_buffer(std::size_t bytes) {
   return std::make_shared<HostBuffer>(bytes);

@@ -42,6 +42,26 @@ bool leaf_uses_float_params(const Leaf& leaf) {
 
 } // namespace
 
+std::string BlockProgram::summary() const {
+  std::string s;
+  const auto add = [&s](std::string_view word) {
+    if (!s.empty())
+      s += " \u00b7 ";
+    s += word;
+  };
+  for (const Leaf& leaf : leaves)
+    if (leaf.kind != LeafKind::constant)
+      add(leaf_kind_name(leaf.kind));
+  for (const Instr& in : instrs) {
+    if (in.call >= 0 && static_cast<std::size_t>(in.call) < functions.size())
+      add(functions[static_cast<std::size_t>(in.call)]->name);
+    else if (in.call < 0 && in.op != OpCode::cast)
+      add(opcode_name(in.op));
+  }
+  add(sink.kind == Sink::Kind::store ? std::string_view("store") : reduce_op_name(sink.op));
+  return s;
+}
+
 std::string BlockProgram::describe() const {
   std::string s;
   auto out = std::back_inserter(s);

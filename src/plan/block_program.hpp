@@ -119,6 +119,9 @@ struct BlockProgram {
 
   /// A text form for tests, logs and cache keys (structure and constants).
   std::string describe() const;
+  /// A one-line name of what the program does, for traces and reports: its leaves' kinds, its
+  /// operations in order (casts left out) and its sink, e.g. "normal · add · sum".
+  std::string summary() const;
   /// Key of the program's structure only (ops, called functions' keys, dtypes, leaf kinds, rank,
   /// sink kind): programs
   /// with equal keys differ only in constants, index maps and extents, so a compiled kernel

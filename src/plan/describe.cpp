@@ -2,6 +2,8 @@
 // Plan::describe: a plan's text summary for tests and debugging.
 #include "plan/plan.hpp"
 
+#include <fmt/format.h>
+
 #include <string>
 #include <vector>
 
@@ -54,6 +56,85 @@ std::string Plan::describe() const {
     s += "writes: " + std::to_string(n_write) + " blocks to " + std::to_string(writes.size()) +
          " sink(s)\n";
   return s;
+}
+
+namespace {
+
+/// "(i, j, ...)": the index of block `block` of `grid`.
+std::string block_of(const ChunkGrid& grid, index_t block) {
+  if (grid.ndim() == 0)
+    return "()";
+  const auto index = grid.block_index(block);
+  std::string s = "(";
+  for (std::size_t k = 0; k < index.size(); ++k)
+    s += (k ? ", " : "") + std::to_string(index[k]);
+  return s + (index.size() == 1 ? ",)" : ")");
+}
+
+} // namespace
+
+const char* task_kind_name(TaskKind kind) {
+  switch (kind) {
+  case TaskKind::program:
+    return "program";
+  case TaskKind::gather:
+    return "gather";
+  case TaskKind::combine:
+    return "combine";
+  case TaskKind::join:
+    return "join";
+  case TaskKind::assemble:
+    return "assemble";
+  case TaskKind::scan:
+    return "scan";
+  case TaskKind::user:
+    return "user";
+  case TaskKind::load:
+    return "load";
+  case TaskKind::write:
+    break;
+  }
+  return "write";
+}
+
+Plan::TaskLabel Plan::task_label(TaskId id) const {
+  const Task& t = tasks[id];
+  const char* kind = task_kind_name(t.kind);
+  switch (t.kind) {
+  case TaskKind::program: {
+    const Stage& stage = stages[t.index];
+    return {fmt::format("program {}: {}", t.index, stage.program.summary()), kind,
+            block_of(stage.grid, t.block)};
+  }
+  case TaskKind::gather:
+    return {"gather", kind, {}};
+  case TaskKind::combine:
+    return {"combine " + std::string(reduce_op_name(combines[t.index].result)), kind,
+            std::to_string(t.block)};
+  case TaskKind::join:
+    return {"join pieces", kind, {}};
+  case TaskKind::assemble:
+    return {"assemble", kind, {}};
+  case TaskKind::scan: {
+    const ScanStage& sc = scans[t.index];
+    return {fmt::format("{} along axis {}",
+                        sc.op == graph::ScanParams::Op::sum ? "cumsum" : "cumprod", sc.axis),
+            kind, block_of(sc.grid, t.block)};
+  }
+  case TaskKind::user: {
+    const UserStage& u = users[t.index];
+    return {"user function " + u.fn->name, kind, block_of(u.grid, t.block)};
+  }
+  case TaskKind::load: {
+    const LoadStage& l = loads[t.index];
+    return {"load from " + l.source->describe(), kind, block_of(l.grid, t.block)};
+  }
+  case TaskKind::write: {
+    const WriteStage& w = writes[t.index];
+    return {"write", kind, block_of(w.grid, t.block)};
+  }
+  }
+  return {kind, kind, {}};
 }
 
 } // namespace chunked::plan

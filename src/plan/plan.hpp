@@ -117,6 +117,9 @@ enum class TaskKind : std::uint8_t {
   write     // block `block` of Plan::writes[index]'s grid handed to its sink
 };
 
+/// "program", "gather", "combine", ...: the kind's name in traces and NVTX ranges.
+const char* task_kind_name(TaskKind kind);
+
 struct Task {
   TaskKind kind = TaskKind::program;
   std::uint32_t index = 0; ///< stage, gather, combine or scan number (joins: unused)
@@ -202,6 +205,14 @@ struct Plan {
   std::uint64_t work_bytes(TaskId task) const;
   /// Human-readable summary for tests and debugging: stages with their programs and task counts.
   std::string describe() const;
+
+  /// What a task is called in traces and reports.
+  struct TaskLabel {
+    std::string name;  ///< its program or kind, e.g. "program 0: normal \u00b7 sum", "combine sum"
+    const char* kind;  ///< "program", "gather", "combine", ...
+    std::string block; ///< the block it makes, e.g. "(0, 3)"; empty when it has none
+  };
+  TaskLabel task_label(TaskId task) const;
 };
 
 /// What to produce for each requested array.

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace chunked::runtime {
@@ -44,7 +45,18 @@ public:
   /// A host copy of a buffer held in this backend's memory (a block persist() left on a GPU);
   /// BackendError when the backend holds no such memory.
   virtual std::shared_ptr<Buffer> to_host(const Buffer& buffer) const = 0;
+
+  /// How fast this backend's memory copies, for the report's rates: bytes per second and what
+  /// was measured. Measured once per process, on first use (a few tens of milliseconds).
+  struct CopyRate {
+    double bytes_per_second = 0; ///< 0 when it cannot be measured
+    std::string what;
+  };
+  virtual CopyRate copy_rate() const = 0;
 };
+
+/// The rate of copying host memory on every hardware thread, measured once per process.
+Backend::CopyRate host_copy_rate();
 
 /// The CPU backend (always built).
 const Backend& cpu_backend();

@@ -2,6 +2,7 @@
 // run_graph: join-counter scheduling of a TaskGraph on worker threads or inline.
 #include "runtime/scheduler.hpp"
 #include "runtime/job_control.hpp"
+#include "runtime/trace.hpp"
 
 #include <chunked/core/error.hpp>
 
@@ -93,6 +94,15 @@ private:
   double average_ns_ = 1e6;                    // until measured, tasks count as long
 };
 
+// Runs a task and records it on its worker's lane of the trace, with the memory it left live.
+std::uint64_t traced_run(Trace& trace, TaskExecutor& executor, TaskId task, int w) {
+  const std::int64_t start = trace.now();
+  const std::uint64_t bytes = executor.run(task, w);
+  trace.task(w, task, start, trace.now());
+  trace.sample_memory();
+  return bytes;
+}
+
 // Per-worker state, on its own cache line: workers touch each other's only to wake them.
 struct alignas(64) WorkerSlot {
   std::condition_variable cv;
@@ -110,7 +120,7 @@ public:
   ThreadedRun(const TaskGraph& graph, TaskExecutor& executor, int num_workers,
               ProgressReporter& progress, CancelFlag cancel)
       : graph_(graph), executor_(executor), progress_(progress), cancel_(cancel),
-        num_workers_(num_workers), successors_(graph), join_(new Counter[graph.size()]),
+        trace_(current_trace()), num_workers_(num_workers), successors_(graph), join_(new Counter[graph.size()]),
         consumers_(new Counter[graph.size()]), finished_(new std::uint8_t[graph.size()]()),
         slots_(new WorkerSlot[static_cast<std::size_t>(num_workers)]), remaining_(graph.size()) {
     const std::size_t n = graph.size();
@@ -135,6 +145,8 @@ public:
 
   // Runs the graph with the calling thread as worker 0; rethrows the first error after cleanup.
   void execute() {
+    if (trace_)
+      trace_->begin_graph(num_workers_);
     std::vector<std::thread> threads;
     try {
       threads.reserve(static_cast<std::size_t>(num_workers_ - 1));
@@ -161,6 +173,7 @@ public:
 
 private:
   void worker_main(int w) {
+    const TraceScope traced(trace_, w); // what the tasks record (code generation) goes to its lane
     std::vector<int> to_wake;
     try {
       worker_loop(w, to_wake);
@@ -186,7 +199,10 @@ private:
         lock.unlock();
         notify(to_wake);
         lock.lock();
+        const std::int64_t idle_since = trace_ ? trace_->now() : 0;
         slot.cv.wait(lock, [&] { return slot.wake; });
+        if (trace_)
+          trace_->wait(w, idle_since, trace_->now());
         continue;
       }
       // Ready tasks this worker does not take go to sleeping workers.
@@ -320,7 +336,8 @@ private:
 
   bool run_task(TaskId task, int w, std::vector<TaskId>& ready) {
     try {
-      const std::uint64_t bytes = executor_.run(task, w);
+      const std::uint64_t bytes = trace_ ? traced_run(*trace_, executor_, task, w)
+                                         : executor_.run(task, w);
       finished_[task] = 1;
       // Inputs are released before successors are queued: memory first.
       for (TaskId d : graph_.dependencies(task))
@@ -369,6 +386,7 @@ private:
   TaskExecutor& executor_;
   ProgressReporter& progress_;
   const CancelFlag cancel_;
+  Trace* const trace_; // the computation's, or null
   const int num_workers_;
   const Successors successors_;
   std::unique_ptr<Counter[]> join_;          // dependencies not yet finished
@@ -394,11 +412,16 @@ void run_inline(const TaskGraph& graph, TaskExecutor& executor, ProgressReporter
     for (TaskId d : graph.dependencies(t))
       ++consumers[d];
   std::size_t finished = 0;
+  Trace* const trace = current_trace();
+  if (trace)
+    trace->begin_graph(std::max(graph.max_worker() + 1, 1));
   try {
     for (TaskId t = 0; t < n; ++t) {
       if (cancel_requested(cancel))
         throw Error(cancelled_message);
-      const std::uint64_t bytes = executor.run(t, std::max(graph.worker(t), 0));
+      const int w = std::max(graph.worker(t), 0);
+      const std::uint64_t bytes =
+          trace ? traced_run(*trace, executor, t, w) : executor.run(t, w);
       finished = t + 1;
       for (TaskId d : graph.dependencies(t))
         if (--consumers[d] == 0)

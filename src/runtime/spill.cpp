@@ -3,6 +3,7 @@
 // files, and back when a task reads them.
 #include "runtime/spill.hpp"
 
+#include "core/memory_counters.hpp"
 #include "runtime/log_message.hpp"
 #include <chunked/core/error.hpp>
 
@@ -134,8 +135,10 @@ void SpillManager::add(SpillableBuffer& block) {
     unlist(block);
     if (block.resident_)
       resident_ -= block.bytes();
-    if (!block.file_.empty())
+    if (!block.file_.empty()) {
       std::remove(block.file_.c_str());
+      detail::count_memory(detail::MemoryKind::spilled, -static_cast<std::int64_t>(block.bytes()));
+    }
     throw;
   }
 }
@@ -146,8 +149,10 @@ void SpillManager::remove(SpillableBuffer& block) noexcept {
   unlist(block);
   if (block.resident_)
     resident_ -= block.bytes();
-  if (!block.file_.empty())
+  if (!block.file_.empty()) {
     std::remove(block.file_.c_str());
+    detail::count_memory(detail::MemoryKind::spilled, -static_cast<std::int64_t>(block.bytes()));
+  }
 }
 
 void SpillManager::evict_to(Lock& lock, std::size_t target) {
@@ -190,6 +195,7 @@ void SpillManager::spill(Lock& lock, SpillableBuffer& block) {
       runtime::log(LogLevel::debug,
                    "spilled a block of " + std::to_string(block.bytes()) + " bytes to " + path);
     block.file_ = path;
+    detail::count_memory(detail::MemoryKind::spilled, static_cast<std::int64_t>(block.bytes()));
     block.resident_.reset();
     block.rebind(nullptr);
     resident_ -= block.bytes();
@@ -223,6 +229,7 @@ void SpillManager::load(Lock& lock, SpillableBuffer& block) {
     runtime::log(LogLevel::debug, "read a spilled block of " + std::to_string(block.bytes()) +
                                       " bytes back from " + path);
   block.file_.clear();
+  detail::count_memory(detail::MemoryKind::spilled, -static_cast<std::int64_t>(block.bytes()));
   block.rebind(buffer->data());
   block.resident_ = std::move(buffer);
   resident_ += block.bytes();

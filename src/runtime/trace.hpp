@@ -7,9 +7,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <iosfwd>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace chunked::plan {
@@ -85,19 +88,21 @@ public:
 
   /// The trace as Chrome trace-event JSON (see above).
   std::string json() const;
+  /// Writes json() to `out` a piece at a time, so that a large trace never lies in memory twice.
+  void write(std::ostream& out) const;
 
   /// Counter samples are at least this far apart, in ns.
   static constexpr std::int64_t min_interval = 1'000'000;
 
 private:
   struct Lane;
-  struct HostSpan {
+  struct Host {
     std::string name;
     const char* category;
     int tid;
     std::int64_t start, end;
   };
-  struct GpuSpan {
+  struct Gpu {
     std::string name;
     const char* category;
     int device, stream;
@@ -113,9 +118,16 @@ private:
   struct Named {
     int plan;
     std::uint32_t task;
-    std::string name, kind, block;
+    std::uint32_t name; ///< in strings_, escaped for JSON
+    const char* kind;
+    std::string block;
     std::uint64_t bytes;
   };
+  /// Writes the whole file to `out`, handing it to `flush` (which empties it) whenever it holds
+  /// a megabyte or more, and at the end. The caller holds the lock.
+  void write_json(std::string& out, const std::function<void(std::string&)>& flush) const;
+  /// The number of `s` in strings_, escaped for JSON (added when new).
+  std::uint32_t intern(const std::string& s);
 
   std::string backend_;
   Clock::time_point origin_;
@@ -124,11 +136,13 @@ private:
 
   mutable std::mutex mutex_; ///< everything below but the lanes' contents
   std::vector<std::unique_ptr<Lane>> lanes_;
-  std::vector<HostSpan> spans_;
-  std::vector<GpuSpan> gpu_;
+  std::vector<Host> spans_;
+  std::vector<Gpu> gpu_;
   std::vector<Counter> counters_;
   std::vector<std::pair<int, int>> streams_; ///< (device, stream) tracks named
-  std::vector<Named> names_;                 ///< per recorded task, filled by end_plan()
+  std::vector<Named> names_;                 ///< per recorded task, sorted by (plan, task)
+  std::vector<std::string> strings_;         ///< task names, each once
+  std::unordered_map<std::string, std::uint32_t> string_ids_;
 };
 
 /// The trace the calling thread records into: the one of the computation it runs (or works

@@ -198,6 +198,7 @@ public:
       std::memcpy(copy->data(), buffer.data(), buffer.bytes());
     return copy;
   }
+  CopyRate copy_rate() const override { return runtime::host_copy_rate(); }
 };
 
 } // namespace

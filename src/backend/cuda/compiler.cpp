@@ -2,6 +2,7 @@
 // NVRTC compilation, the one module cache, and driver-API launches (reached through the runtime's
 // entry-point query, so the library needs no link-time dependency on libcuda).
 #include "backend/cuda/compiler.hpp"
+#include "backend/cuda/gpu_trace.hpp"
 #include "runtime/log_message.hpp"
 #include <chunked/config.hpp>
 
@@ -396,6 +397,7 @@ void launch(CUfunction function, unsigned grid, unsigned block, void** args, con
   if (launches_until_failure.load(std::memory_order_relaxed) >= 0 &&
       launches_until_failure.fetch_sub(1) == 0)
     block = 1u << 20;
+  const GpuSpan span(stream, what, "kernel");
   check_driver(driver().launch_kernel(function, grid, grid_y, 1, block, 1, 1, 0, stream.get(), args,
                                       nullptr),
                "cuLaunchKernel", stream.device(),

@@ -4,6 +4,7 @@
 // Memory (buffers, staging, the stored-input cache), launch geometry and the JIT are layers of
 // their own (memory.hpp, launch_geometry.hpp, jit.hpp).
 #include "backend/cuda/copy_rows.hpp"
+#include "backend/cuda/gpu_trace.hpp"
 #include "backend/cuda/host_io.hpp"
 #include "backend/cuda/jit.hpp"
 #include "backend/cuda/launch_geometry.hpp"
@@ -68,7 +69,7 @@ class CudaExecutor final : public runtime::PlanExecutor {
 public:
   CudaExecutor(const plan::Plan& plan, const std::vector<int>& devices,
                const ComputeOptions& options)
-      : PlanExecutor(plan), outputs_(plan.tasks.size()), worker_(plan.tasks.size(), 0),
+      : PlanExecutor(plan), timeline_(runtime::current_trace()), outputs_(plan.tasks.size()), worker_(plan.tasks.size(), 0),
         done_(plan.tasks.size()), stream_of_(plan.tasks.size(), nullptr),
         consumers_(runtime::consumer_lists(plan)), written_by_combine_(plan.tasks.size(), 0),
         user_stream_(options.stream), io_(plan) {
@@ -77,8 +78,10 @@ public:
                    max_streams_per_device);
     for (int id : devices) {
       auto slot = std::make_unique<DeviceSlot>(id, options);
-      for (int k = 0; k < streams; ++k)
+      for (int k = 0; k < streams; ++k) {
         slot->streams.push_back(&device_state(id).compute_stream(k));
+        timeline_.add_stream(*slot->streams.back(), k);
+      }
       slot->scratch.resize(slot->streams.size());
       slots_.push_back(std::move(slot));
     }
@@ -128,7 +131,10 @@ public:
     d.lane = d.next_stream;
     d.next_stream = (d.next_stream + 1) % static_cast<int>(d.streams.size());
     d.temps.clear();
-    dispatch(id, worker);
+    {
+      const GpuTimeline::Scope traced(timeline_, id, plan::task_kind_name(plan_.tasks[id].kind));
+      dispatch(id, worker);
+    }
     Stream& s = d.stream();
     auto done = std::make_unique<Event>(d.id());
     done->record(s);
@@ -161,6 +167,8 @@ public:
       slot->memory.settle_staging();
     }
     io_.finish();
+    if (timeline_.on())
+      timeline_.collect();
     return std::move(outputs_);
   }
 
@@ -363,8 +371,10 @@ private:
     const std::size_t esize = dtype_size(task.output.dtype);
     for (const auto& piece : plan_.gathers[task.index]) {
       const void* in = device_pointer(d, piece.source);
-      if (copies_rows(piece.program))
+      if (copies_rows(piece.program)) {
+        const GpuSpan span(d.stream(), "copy rows", "copy");
         copy_rows(piece.program, in, out->data(), esize, d.stream());
+      }
       else
         run_kernel(d, piece.program, std::span<const void* const>(&in, 1), out->data());
     }
@@ -390,13 +400,17 @@ private:
       const char* src = static_cast<const char*>(in) + from.base * esize;
       char* dst = static_cast<char*>(out->data()) + to.base * esize;
       if (p.ndim == 1 && from.coef[0] == 1 && to.coef[0] == 1) {
+        const GpuSpan span(s, "copy within device", "copy",
+                           static_cast<std::uint64_t>(p.extent[0] * esize));
         CHUNKED_CUDA_TRY(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(p.extent[0] * esize),
                                          cudaMemcpyDeviceToDevice, s.get()),
                          d.id(), "(assembling a block)");
         continue;
       }
-      if (copies_rows(p))
+      if (copies_rows(p)) {
+        const GpuSpan span(s, "copy rows", "copy");
         copy_rows(p, in, out->data(), static_cast<std::size_t>(esize), s);
+      }
       else
         run_kernel(d, p, std::span<const void* const>(&in, 1), out->data());
     }
@@ -413,13 +427,19 @@ private:
       inputs.push_back(device_pointer(d, plan_.combine_inputs[j]));
     auto acc =
         d.memory.allocate(output_bytes(Output{Output::Kind::partial, c.input, n, -1}, c.op), s);
-    combine_partials(c.op, c.input, inputs, acc->data(), n, s);
+    {
+      const GpuSpan span(s, "combine partials", "kernel");
+      combine_partials(c.op, c.input, inputs, acc->data(), n, s);
+    }
     if (task.output.kind == Output::Kind::partial) {
       outputs_[id] = std::move(acc);
       return;
     }
     auto out = d.memory.allocate(output_bytes(task.output, c.op), s);
-    finalize_partials(c.op, c.result, c.input, acc->data(), n, c.count, c.ddof, out->data(), s);
+    {
+      const GpuSpan span(s, "finalize partials", "kernel");
+      finalize_partials(c.op, c.result, c.input, acc->data(), n, c.count, c.ddof, out->data(), s);
+    }
     const plan::TaskId to = consumers_[id].empty() ? 0 : consumers_[id][0];
     if (consumers_[id].size() == 1 && written_by_combine_[to]) {
       // Straight into the destination, where the copy task would have put the values.
@@ -448,7 +468,10 @@ private:
     for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
       in.push_back({const_cast<void*>(device_pointer(d, plan_.inputs[j].ref)), in_shape});
     auto out = d.memory.allocate(output_bytes(task.output, plan::ReduceOp::sum), s);
-    runtime::call_user(u, info, {out->data(), info.shape}, in);
+    {
+      const GpuSpan span(s, u.fn->name.c_str(), "kernel");
+      runtime::call_user(u, info, {out->data(), info.shape}, in);
+    }
     const cudaError_t launched = cudaGetLastError();
     cudaError_t state = cudaStreamQuery(s.get());
     if (state == cudaErrorNotReady)
@@ -469,6 +492,7 @@ private:
     const Stream& s = d.stream();
     std::unique_ptr<PinnedBlock> host = io_.take_load(id);
     auto out = d.memory.allocate(host->bytes(), s);
+    const GpuSpan span(s, "copy host to device", "copy", host->bytes());
     if (host->bytes() > 0)
       CHUNKED_CUDA_TRY(cudaMemcpyAsync(out->data(), host->data(), host->bytes(),
                                        cudaMemcpyHostToDevice, s.get()),
@@ -490,6 +514,7 @@ private:
         static_cast<std::size_t>(w.grid.block_shape(w.grid.block_index(task.block)).size()) *
         dtype_size(w.dtype);
     std::unique_ptr<PinnedBlock> host = io_.write_buffer(bytes);
+    const GpuSpan span(s, "copy device to host", "copy", bytes);
     if (bytes > 0)
       CHUNKED_CUDA_TRY(cudaMemcpyAsync(host->data(), block, bytes, cudaMemcpyDeviceToHost, s.get()),
                        d.id(), "(writing a block)");
@@ -515,10 +540,13 @@ private:
       d.temps.push_back(d.memory.allocate(bytes, d.stream()));
       scratch = d.temps.back()->data();
     }
+    const GpuSpan span(d.stream(), "scan", "kernel");
     scan_block(sc.op, sc.dtype, b, in, carry, out->data(), scratch, d.stream());
     outputs_[id] = std::move(out);
   }
 
+  /// The trace's kernels and copies: first, so that its events outlive every use.
+  GpuTimeline timeline_;
   std::vector<std::unique_ptr<DeviceSlot>> slots_;
   std::vector<std::shared_ptr<Buffer>> outputs_;
   std::vector<int> worker_;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // One device's memory for one computation (memory.hpp).
 #include "backend/cuda/memory.hpp"
+#include "backend/cuda/gpu_trace.hpp"
 #include "runtime/spill.hpp"
 
 #include <fmt/format.h>
@@ -76,6 +77,7 @@ std::shared_ptr<Buffer> DeviceMemory::upload(const Buffer& host, const Stream& s
   if (const auto* region = dynamic_cast<const plan::BorrowedRegion*>(&host))
     return copy_region(*region, stream);
   auto dev = allocate(host.bytes(), stream);
+  const GpuSpan span(stream, "copy host to device", "copy", host.bytes());
   // A persisted block that may spill sits in pinned memory while its task holds it: copied
   // straight from there, and waited for, since the block may leave that memory once the task ends.
   if (const auto* spillable = dynamic_cast<const runtime::SpillableBuffer*>(&host))
@@ -112,6 +114,7 @@ std::shared_ptr<Buffer> DeviceMemory::copy_from_peer(const Buffer& source, const
   if (const auto* region = dynamic_cast<const plan::BorrowedRegion*>(&source))
     return copy_region(*region, stream);
   auto dev = allocate(source.bytes(), stream);
+  const GpuSpan span(stream, "copy from another device", "copy", source.bytes());
   CHUNKED_CUDA_TRY(
       cudaMemcpyPeerAsync(dev->data(), device_, source.data(), source.space().device,
                           source.bytes(), stream.get()),
@@ -187,6 +190,8 @@ bool DeviceMemory::copy_to_pinned(const void* block, const Scatter& scatter, cha
 void DeviceMemory::download(const void* block, index_t size, std::size_t esize,
                             const Scatter& scatter, char* dst, bool pinned_destination,
                             const Stream& stream) {
+  const GpuSpan span(stream, "copy device to host", "copy",
+                     static_cast<std::uint64_t>(size) * esize);
   if (pinned_destination && copy_to_pinned(block, scatter, dst, esize, stream))
     return;
   const auto piece = static_cast<index_t>(staging_bytes / esize);

@@ -2,6 +2,7 @@
 // CUDA runtime objects: checked calls, streams, events, pools and buffers.
 #include "backend/cuda/runtime.hpp"
 #include "backend/cuda/runtime_api.hpp"
+#include "core/memory_counters.hpp"
 
 #include <fmt/format.h>
 
@@ -185,10 +186,13 @@ DeviceBuffer::DeviceBuffer(int device, std::size_t bytes, std::shared_ptr<Memory
     : Buffer(allocate_device(device, bytes, *budget, stream, resource), bytes,
              MemorySpace{MemorySpace::Kind::device, device}),
       budget_(std::move(budget)),
-      stream_(stream ? stream->get() : device_state(device).stream->get()), resource_(resource) {}
+      stream_(stream ? stream->get() : device_state(device).stream->get()), resource_(resource) {
+  detail::count_memory(detail::MemoryKind::device, static_cast<std::int64_t>(bytes));
+}
 
 DeviceBuffer::~DeviceBuffer() {
   const int device = space().device;
+  detail::count_memory(detail::MemoryKind::device, -static_cast<std::int64_t>(bytes()));
   if (resource_) {
     // Stream-ordered like cudaFreeAsync (MemoryResource::deallocate).
     deallocate_to(*resource_, data(), bytes(), stream_, device);
@@ -246,14 +250,19 @@ void* allocate_pinned(std::size_t bytes, const std::function<void(void*)>& fill)
 } // namespace
 
 PinnedBuffer::PinnedBuffer(std::size_t bytes, const std::function<void(void*)>& fill)
-    : Buffer(allocate_pinned(bytes, fill), bytes, MemorySpace{}) {}
+    : Buffer(allocate_pinned(bytes, fill), bytes, MemorySpace{}) {
+  detail::count_memory(detail::MemoryKind::pinned, static_cast<std::int64_t>(bytes));
+}
 
 PinnedBuffer::PinnedBuffer(std::size_t bytes, MemoryResource& resource, int device,
                            cudaStream_t stream)
     : Buffer(allocate_from(resource, bytes, stream, device, "pinned"), bytes, MemorySpace{}),
-      resource_(&resource), device_(device), stream_(stream) {}
+      resource_(&resource), device_(device), stream_(stream) {
+  detail::count_memory(detail::MemoryKind::pinned, static_cast<std::int64_t>(bytes));
+}
 
 PinnedBuffer::~PinnedBuffer() {
+  detail::count_memory(detail::MemoryKind::pinned, -static_cast<std::int64_t>(bytes()));
   if (resource_) {
     deallocate_to(*resource_, data(), bytes(), stream_, device_);
     return;

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: Apache-2.0
+// Trace: recording a computation's events, and writing them as Chrome trace-event JSON.
+#include "runtime/trace.hpp"
+
+#include "core/memory_counters.hpp"
+#include "plan/plan.hpp"
+
+#include <fmt/compile.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <ostream>
+#include <utility>
+
+namespace chunked::runtime {
+
+namespace {
+
+thread_local Trace* current = nullptr;
+thread_local int current_lane = 0;
+
+constexpr int host_pid = 1;
+constexpr int gpu_pid = 100; ///< + the device number
+/// Trace::write hands the file over in pieces of about this size: a buffer that stays in cache
+/// and whose pages are touched once, rather than one string as large as the file.
+constexpr std::size_t flush_bytes = std::size_t{1} << 20;
+
+/// `s` as a JSON string literal (UTF-8 passes through; control characters are escaped).
+void append_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (const char c : s) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    default:
+      if (static_cast<unsigned char>(c) < 0x20)
+        fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned>(c));
+      else
+        out += c;
+    }
+  }
+  out += '"';
+}
+
+/// Appends `ns` as microseconds with nanosecond digits, as trace viewers read "ts" and "dur".
+void append_micros(std::string& out, std::int64_t ns) {
+  ns = std::max<std::int64_t>(ns, 0);
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}.{:03}"), ns / 1000, ns % 1000);
+}
+
+void append_metadata(std::string& out, const char* what, int pid, int tid, std::string_view name) {
+  fmt::format_to(std::back_inserter(out),
+                 FMT_COMPILE(R"({{"ph":"M","name":"{}","pid":{},"tid":{},"args":{{"name":)"), what,
+                 pid, tid);
+  append_string(out, name);
+  out += "}},\n";
+}
+
+/// The start of an "X" event up to its duration, `name` already a JSON string literal.
+void append_complete(std::string& out, std::string_view name, const char* category, int pid,
+                     int tid, std::int64_t start, std::int64_t end) {
+  out += R"({"ph":"X","name":)";
+  out += name;
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE(R"(,"cat":"{}","pid":{},"tid":{},"ts":)"),
+                 category, pid, tid);
+  append_micros(out, start);
+  out += ",\"dur\":";
+  append_micros(out, end - start);
+}
+
+std::string quoted(std::string_view s) {
+  std::string out;
+  append_string(out, s);
+  return out;
+}
+
+} // namespace
+
+struct Trace::Lane {
+  struct TaskRecord {
+    int plan;
+    std::uint32_t task;
+    std::int64_t start, end;
+  };
+  std::vector<TaskRecord> tasks;
+  std::vector<std::pair<std::int64_t, std::int64_t>> waits;
+};
+
+Trace::Trace(std::string backend) : backend_(std::move(backend)), origin_(Clock::now()) {
+  sample_memory(true);
+}
+
+Trace::~Trace() = default;
+
+std::int64_t Trace::now() const {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - origin_).count();
+}
+
+int Trace::begin_plan() { return plan_.fetch_add(1) + 1; }
+
+void Trace::end_plan(const plan::Plan& plan) {
+  const int p = plan_.load();
+  std::lock_guard lock(mutex_);
+  std::vector<std::uint8_t> ran(plan.tasks.size(), 0);
+  for (const auto& lane : lanes_)
+    for (const Lane::TaskRecord& r : lane->tasks)
+      if (r.plan == p && r.task < plan.tasks.size())
+        ran[r.task] = 1;
+  for (const Gpu& g : gpu_)
+    if (g.plan == p && g.task < plan.tasks.size())
+      ran[g.task] = 1;
+  // In task order: names_ stays sorted by (plan, task), plans being numbered in order.
+  for (std::uint32_t t = 0; t < plan.tasks.size(); ++t) {
+    if (!ran[t])
+      continue;
+    plan::Plan::TaskLabel label = plan.task_label(t);
+    names_.push_back(
+        {p, t, intern(label.name), label.kind, std::move(label.block), plan.work_bytes(t)});
+  }
+}
+
+std::uint32_t Trace::intern(const std::string& s) {
+  const auto [it, added] = string_ids_.try_emplace(s, static_cast<std::uint32_t>(strings_.size()));
+  if (added)
+    strings_.push_back(quoted(s));
+  return it->second;
+}
+
+void Trace::begin_graph(int workers) {
+  std::lock_guard lock(mutex_);
+  while (lanes_.size() < static_cast<std::size_t>(workers))
+    lanes_.push_back(std::make_unique<Lane>());
+}
+
+void Trace::task(int worker, std::uint32_t task, std::int64_t start, std::int64_t end) {
+  lanes_[static_cast<std::size_t>(worker)]->tasks.push_back(
+      {plan_.load(std::memory_order_relaxed), task, start, end});
+}
+
+void Trace::wait(int worker, std::int64_t start, std::int64_t end) {
+  lanes_[static_cast<std::size_t>(worker)]->waits.emplace_back(start, end);
+}
+
+void Trace::span(const std::string& name, const char* category, std::int64_t start,
+                 std::int64_t end) {
+  std::lock_guard lock(mutex_);
+  spans_.push_back({name, category, current_trace_lane(), start, end});
+}
+
+void Trace::sample_memory(bool force) {
+  const std::int64_t t = now();
+  std::int64_t last = last_sample_.load(std::memory_order_relaxed);
+  if (!force && (t - last < min_interval || !last_sample_.compare_exchange_strong(last, t)))
+    return;
+  using detail::MemoryKind;
+  const auto in_use = [](MemoryKind kind) {
+    return static_cast<std::uint64_t>(std::max<std::int64_t>(detail::memory_in_use(kind), 0));
+  };
+  const Counter c{t, in_use(MemoryKind::host), in_use(MemoryKind::pinned),
+                  in_use(MemoryKind::device), in_use(MemoryKind::spilled)};
+  std::lock_guard lock(mutex_);
+  counters_.push_back(c);
+}
+
+void Trace::name_stream(int device, int stream) {
+  std::lock_guard lock(mutex_);
+  if (std::find(streams_.begin(), streams_.end(), std::pair(device, stream)) == streams_.end())
+    streams_.emplace_back(device, stream);
+}
+
+void Trace::gpu_span(int device, int stream, const std::string& name, const char* category,
+                     std::int64_t start, std::int64_t end, std::uint32_t task,
+                     std::uint64_t bytes) {
+  std::lock_guard lock(mutex_);
+  gpu_.push_back({name, category, device, stream, start, end, current_plan(), task, bytes});
+  if (std::find(streams_.begin(), streams_.end(), std::pair(device, stream)) == streams_.end())
+    streams_.emplace_back(device, stream);
+}
+
+std::string Trace::json() const {
+  std::lock_guard lock(mutex_);
+  std::string out;
+  write_json(out, [](std::string&) {});
+  return out;
+}
+
+void Trace::write(std::ostream& out) const {
+  std::lock_guard lock(mutex_);
+  std::string piece;
+  piece.reserve(flush_bytes + 4096);
+  write_json(piece, [&out](std::string& p) {
+    out.write(p.data(), static_cast<std::streamsize>(p.size()));
+    p.clear();
+  });
+}
+
+void Trace::write_json(std::string& out, const std::function<void(std::string&)>& flush) const {
+  out += "{\"traceEvents\":[\n";
+  append_metadata(out, "process_name", host_pid, 0, "chunked host (" + backend_ + " backend)");
+  for (std::size_t w = 0; w < lanes_.size(); ++w)
+    append_metadata(out, "thread_name", host_pid, static_cast<int>(w),
+                    w == 0 ? std::string("worker 0 (calling thread)")
+                           : "worker " + std::to_string(w));
+  std::vector<int> devices;
+  for (const auto& [device, stream] : streams_) {
+    if (std::find(devices.begin(), devices.end(), device) == devices.end()) {
+      devices.push_back(device);
+      append_metadata(out, "process_name", gpu_pid + device, 0, "GPU " + std::to_string(device));
+    }
+    append_metadata(out, "thread_name", gpu_pid + device, stream,
+                    fmt::format("GPU {} stream {}", device, stream));
+  }
+  const auto named = [&](int plan, std::uint32_t task) -> const Named* {
+    const auto it = std::lower_bound(names_.begin(), names_.end(), std::pair(plan, task),
+                                     [](const Named& n, const std::pair<int, std::uint32_t>& k) {
+                                       return std::pair(n.plan, n.task) < k;
+                                     });
+    return it != names_.end() && it->plan == plan && it->task == task ? &*it : nullptr;
+  };
+  // Every other event by time (spans before counters at equal times), written from its record.
+  enum Type : std::uint8_t { task, wait, host, gpu, counter };
+  struct Ref {
+    std::int64_t ts;
+    Type type;
+    std::uint32_t lane, index;
+  };
+  std::vector<Ref> refs;
+  for (std::uint32_t w = 0; w < lanes_.size(); ++w) {
+    for (std::uint32_t i = 0; i < lanes_[w]->tasks.size(); ++i)
+      refs.push_back({lanes_[w]->tasks[i].start, task, w, i});
+    for (std::uint32_t i = 0; i < lanes_[w]->waits.size(); ++i)
+      refs.push_back({lanes_[w]->waits[i].first, wait, w, i});
+  }
+  for (std::uint32_t i = 0; i < spans_.size(); ++i)
+    refs.push_back({spans_[i].start, host, 0, i});
+  for (std::uint32_t i = 0; i < gpu_.size(); ++i)
+    refs.push_back({gpu_[i].start, gpu, 0, i});
+  for (std::uint32_t i = 0; i < counters_.size(); ++i)
+    refs.push_back({counters_[i].ts, counter, 0, i});
+  std::stable_sort(refs.begin(), refs.end(), [](const Ref& a, const Ref& b) {
+    return a.ts != b.ts ? a.ts < b.ts : (a.type == counter) < (b.type == counter);
+  });
+  const auto back = std::back_inserter(out);
+  for (std::size_t k = 0; k < refs.size(); ++k) {
+    const Ref& ref = refs[k];
+    switch (ref.type) {
+    case task: {
+      const Lane::TaskRecord& r = lanes_[ref.lane]->tasks[ref.index];
+      const Named* n = named(r.plan, r.task);
+      append_complete(out, n ? strings_[n->name] : quoted("task " + std::to_string(r.task)),
+                      "task", host_pid, static_cast<int>(ref.lane), r.start, r.end);
+      fmt::format_to(back, FMT_COMPILE(R"(,"args":{{"kind":"{}")"), n ? n->kind : "task");
+      if (n && !n->block.empty())
+        fmt::format_to(back, FMT_COMPILE(R"(,"block":"{}")"), n->block);
+      fmt::format_to(back, FMT_COMPILE(R"(,"bytes":{},"task":{},"plan":{}}}}})"),
+                     n ? n->bytes : 0, r.task, r.plan);
+      break;
+    }
+    case wait: {
+      const auto& [start, end] = lanes_[ref.lane]->waits[ref.index];
+      append_complete(out, "\"waiting for work\"", "wait", host_pid, static_cast<int>(ref.lane),
+                      start, end);
+      out += '}';
+      break;
+    }
+    case host: {
+      const Host& h = spans_[ref.index];
+      append_complete(out, quoted(h.name), h.category, host_pid, h.tid, h.start, h.end);
+      out += '}';
+      break;
+    }
+    case gpu: {
+      const Gpu& g = gpu_[ref.index];
+      append_complete(out, quoted(g.name), g.category, gpu_pid + g.device, g.stream, g.start,
+                      g.end);
+      fmt::format_to(back, FMT_COMPILE(R"(,"args":{{"task":{},"plan":{})"), g.task, g.plan);
+      if (const Named* n = named(g.plan, g.task)) {
+        out += R"(,"program":)";
+        out += strings_[n->name];
+      }
+      if (g.bytes > 0)
+        fmt::format_to(back, FMT_COMPILE(R"(,"bytes":{})"), g.bytes);
+      out += "}}";
+      break;
+    }
+    case counter: {
+      const Counter& c = counters_[ref.index];
+      fmt::format_to(back, FMT_COMPILE(R"({{"ph":"C","name":"memory","pid":{},"tid":0,"ts":)"),
+                     host_pid);
+      append_micros(out, c.ts);
+      fmt::format_to(back,
+                     FMT_COMPILE(R"(,"args":{{"host":{},"pinned":{},"device":{},"spilled":{}}}}})"),
+                     c.host, c.pinned, c.device, c.spilled);
+      break;
+    }
+    }
+    out += k + 1 < refs.size() ? ",\n" : "\n";
+    if (out.size() >= flush_bytes)
+      flush(out);
+  }
+  if (refs.empty() && out.size() >= 2 && out.compare(out.size() - 2, 2, ",\n") == 0)
+    out.erase(out.size() - 2, 1); // no comma after the last metadata event
+  out += "],\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"chunked\",\"backend\":";
+  append_string(out, backend_);
+  out += "}}\n";
+  flush(out);
+}
+
+Trace* current_trace() { return current; }
+
+int current_trace_lane() { return current_lane; }
+
+TraceScope::TraceScope(Trace* trace, int lane) : previous_(current), previous_lane_(current_lane) {
+  current = trace;
+  current_lane = lane;
+}
+
+TraceScope::~TraceScope() {
+  current = previous_;
+  current_lane = previous_lane_;
+}
+
+} // namespace chunked::runtime
