@@ -212,6 +212,14 @@ void Trace::write_json(std::string& out, const std::function<void(std::string&)>
     append_metadata(out, "thread_name", host_pid, static_cast<int>(w),
                     w == 0 ? std::string("worker 0 (calling thread)")
                            : "worker " + std::to_string(w));
+  std::vector<int> compile_tracks;
+  for (const Host& h : spans_)
+    if (h.tid >= compile_track &&
+        std::find(compile_tracks.begin(), compile_tracks.end(), h.tid) == compile_tracks.end()) {
+      compile_tracks.push_back(h.tid);
+      append_metadata(out, "thread_name", host_pid, h.tid,
+                      "code generation " + std::to_string(h.tid - compile_track));
+    }
   std::vector<int> devices;
   for (const auto& [device, stream] : streams_) {
     if (std::find(devices.begin(), devices.end(), device) == devices.end()) {

@@ -28,7 +28,8 @@ namespace chunked::runtime {
 ///     "program 0: normal · add · sum"), with args {"kind", "block" (e.g. "(0, 3)"), "bytes"
 ///     (the values it computed), "task" (its id in its plan), "plan" (the plan's number)};
 ///   - "waiting for work" ("X", category "wait"): a worker without a ready task;
-///   - "planning" and "NVRTC compile ..." ("X", categories "plan" and "compile").
+///   - "planning" and "NVRTC compile for sm_90" ("X", categories "plan" and "compile"); kernels
+///     compiled ahead of a run on threads of their own are on tids from compile_track on.
 ///   - counters: "C" events named "memory" with args {"host", "pinned", "device", "spilled"},
 ///     live bytes of each kind at that time.
 /// - pid 100 + d is GPU d. Its tid k is the device's stream k. On it "X" events of category
@@ -90,6 +91,9 @@ public:
   std::string json() const;
   /// Writes json() to `out` a piece at a time, so that a large trace never lies in memory twice.
   void write(std::ostream& out) const;
+
+  /// Host tracks from this tid on are code generation ahead of a run, one per kernel compiled.
+  static constexpr int compile_track = 1000;
 
   /// Counter samples are at least this far apart, in ns.
   static constexpr std::int64_t min_interval = 1'000'000;

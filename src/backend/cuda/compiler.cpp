@@ -4,6 +4,7 @@
 #include "backend/cuda/compiler.hpp"
 #include "backend/cuda/gpu_trace.hpp"
 #include "runtime/log_message.hpp"
+#include "runtime/trace.hpp"
 #include <chunked/config.hpp>
 
 #include <fmt/format.h>
@@ -339,7 +340,11 @@ private:
       return image;
     }
     const auto start = std::chrono::steady_clock::now();
+    runtime::Trace* const trace = runtime::current_trace();
+    const std::int64_t traced_start = trace ? trace->now() : 0;
     image = compile_image(key, source, arch);
+    if (trace)
+      trace->span("NVRTC compile for " + arch, "compile", traced_start, trace->now());
     if (!path.empty())
       write_file(path, image);
     if (runtime::logging(LogLevel::info))

@@ -3,6 +3,7 @@
 #include "backend/cuda/jit.hpp"
 
 #include "runtime/parallel_for.hpp"
+#include "runtime/trace.hpp"
 
 #include <string>
 #include <unordered_set>
@@ -62,8 +63,11 @@ void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices,
     return; // nothing to overlap: the first launch compiles it
   // The source text is generated only for a key this process has not compiled for the device's
   // architecture.
+  runtime::Trace* const trace = runtime::current_trace(); // its compiles, on these threads too
   runtime::parallel_for(jobs.size() * devices.size(), runtime::hardware_threads(),
                         [&](std::size_t i) {
+                          const runtime::TraceScope traced(
+                              trace, runtime::Trace::compile_track + static_cast<int>(i));
                           const Job& job = jobs[i / devices.size()];
                           program_module(devices[i % devices.size()], job.program, job.set);
                         });
