@@ -30,6 +30,13 @@ struct ReportInput {
 /// The report: one HTML page with its styles, scripts and data inline (no network needed to view
 /// it) showing the task stream, memory over time, a table of time per block program, the plan and
 /// the options.
+///
+/// The page's scripts draw from the trace: "X" spans (or "B"/"E" pairs) per pid/tid track, named
+/// by "M" thread_name events; "C" events named "memory"; the header's backend is otherData's
+/// "backend", else the name of process 1. Every string is inserted as text, never as markup.
+/// When they have drawn everything the scripts set the body's data-rendered attribute to "ok";
+/// on an error (a trace that is not JSON, say) they set it to "error: ..." and show the error in
+/// <pre id="errors">, so that a headless browser can check the page (tests/report/).
 std::string render_report(const ReportInput& input);
 
 } // namespace chunked::runtime
