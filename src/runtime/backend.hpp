@@ -55,7 +55,7 @@ public:
   virtual CopyRate copy_rate() const = 0;
 };
 
-/// The rate of copying host memory on every hardware thread, measured once per process.
+/// The rate at which one thread copies host memory, measured once per process.
 Backend::CopyRate host_copy_rate();
 
 /// The CPU backend (always built).
