@@ -16,6 +16,7 @@
 #include <initializer_list>
 #include <optional>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -253,6 +254,46 @@ public:
     detail::compute_to_device(node_, dev_out, alignof(T), device, backend_traits<Backend>::kind,
                               options);
   }
+
+  // ---- Diagnostics ----
+
+  /// The plan compute() would run, in words; nothing runs. It is planned for the backend this
+  /// array computes on (Auto: the one it would pick here; a Cuda array is explained where no GPU
+  /// is, too) and gives: each block program with its leaves named by the API that made them
+  /// ("normal", "arange", "stored", "from_zarr", ...), their index maps and the slices pushed
+  /// into them, its operations and its sink ("sum", "store"), grid and task count; the other
+  /// stages (combines, gathers, loads, ...); each intermediate stored (materialised) and why;
+  /// tasks by kind, blocks, and the bytes read and written.
+  ///
+  /// @code
+  /// chunked::Generator rng(42);
+  /// auto s = rng.normal<double>(Shape{1000, 1000}, Chunks{250, 250})(
+  ///     slice(none, none, 2), slice(none, none, 2)).sum();
+  /// std::string e = s.explain();
+  /// // explain: float64 array of shape () in 1 block, planned for the Cpu backend
+  /// // 20 tasks: 17 program, 3 combine
+  /// // ...
+  /// // program 0: 16 tasks over (500, 500) in 4x4 = 16 blocks of (125, 125)
+  /// //   v0 = normal float64 (mean 0, stddev 1, seed 42, stream 0) of shape (1000, 1000), ...
+  /// //        slice pushed into leaf: reads normal[::2, ::2] (every 2nd element along axis 0, ...)
+  /// //   operations: none
+  /// //   sink: sum over axes (0, 1) into partial states, read by combine 0 (sum)
+  /// @endcode
+  std::string explain() const { return detail::explain(node_, backend_traits<Backend>::kind); }
+
+  /// The same plan as a Graphviz digraph (`dot -Tsvg`): a node per stage (a program's tasks, a
+  /// reduction's combines, the gathers of one array, ...) and per stored array read, edges
+  /// labelled with the reads between them. Its size depends on the stages, not on the blocks.
+  ///
+  /// @code
+  /// std::string g = s.to_dot();
+  /// // digraph chunked {
+  /// //   g0 [label="program 0\l16 tasks over (500, 500) ...\lnormal[::2, ::2]\l...", shape=box];
+  /// //   g1 [label="combine 0 (sum)\l3 tasks, 1 block, 8 B\l", shape=ellipse];
+  /// //   g0 -> g1 [label="16"];
+  /// //   ...
+  /// @endcode
+  std::string to_dot() const { return detail::to_dot(node_, backend_traits<Backend>::kind); }
 
   // ---- Asynchronous compute (runtime/job.hpp) ----
 

@@ -8,8 +8,6 @@
 
 namespace chunked::plan {
 
-namespace {
-
 std::string_view leaf_kind_name(LeafKind kind) {
   switch (kind) {
   case LeafKind::constant:
@@ -39,8 +37,6 @@ bool leaf_uses_float_params(const Leaf& leaf) {
          (is_floating(leaf.dtype) &&
           (leaf.kind == LeafKind::constant || leaf.kind == LeafKind::arange));
 }
-
-} // namespace
 
 std::string BlockProgram::summary() const {
   std::string s;

@@ -51,6 +51,11 @@ using ops::Scalar;
 constexpr int opcode_arity(OpCode op) { return ops::op_arity(op); }
 constexpr std::string_view opcode_name(OpCode op) { return ops::op_name(op); }
 
+/// The leaf kind's name as BlockProgram::describe() spells it ("normal", "stored", ...).
+std::string_view leaf_kind_name(LeafKind kind);
+/// Appends `m` over the first `ndim` positions as describe() spells it: "0+2000*i0+2*i1".
+void append_map(std::string& s, const AffineMap& m, int ndim);
+
 struct Leaf {
   LeafKind kind = LeafKind::constant;
   DType dtype = DType::float64;
@@ -60,6 +65,9 @@ struct Leaf {
   std::uint64_t stream = 0; ///< random leaves: stream number
   int input = -1;           ///< stored leaves: index into the program's input pointers
 };
+
+/// True when the leaf's parameters a and b are read as doubles (a.f, b.f), else as integers.
+bool leaf_uses_float_params(const Leaf& leaf);
 
 /// One SSA instruction. Value numbers: 0 .. leaves-1 are the leaves, then instruction j has value
 /// number leaves + j. The program's result is its last value. Operands share one dtype (the

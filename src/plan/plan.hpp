@@ -3,6 +3,7 @@
 #pragma once
 
 #include "plan/block_program.hpp"
+#include "plan/partial.hpp"
 #include "plan/task_split.hpp"
 #include <chunked/core/buffer.hpp>
 #include <chunked/core/chunk_grid.hpp>
@@ -54,6 +55,15 @@ struct Output {
   std::array<index_t, max_ndim> extent{}; ///< pieces: the block's extents
   std::uint32_t owner = 0;                ///< pieces: the block's join task
 };
+
+/// Bytes of a task's output buffer: `out.elements` values of its dtype, or as many partial
+/// entries of `op` (the reduction that produces them) over inputs of its dtype.
+inline std::size_t output_bytes(const Output& out, ReduceOp op) {
+  if (out.kind == Output::Kind::partial)
+    return static_cast<std::size_t>(out.elements) * 8u *
+           static_cast<std::size_t>(partial_layout(op, out.dtype).words);
+  return static_cast<std::size_t>(out.elements) * dtype_size(out.dtype);
+}
 
 /// A fused program over the blocks of one grid. Leaf maps of non-stored leaves are given for a
 /// block at the origin; a block at origin o adds sum_k coef[k] * o[k] to their base.

@@ -3,6 +3,7 @@
 // and report when ComputeOptions asks for them, around every plan it makes and runs.
 #pragma once
 
+#include "plan/explain.hpp"
 #include "plan/plan.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/trace.hpp"
@@ -32,7 +33,8 @@ public:
     const std::int64_t start = trace_->now();
     plan::Plan p = make();
     trace_->span("planning", "plan", start, trace_->now());
-    plans_ += p.describe();
+    if (!p.roots.empty())
+      plans_ += plan::explain(p, std::string(backend_.name()) + " backend") + "\n";
     return p;
   }
 

@@ -17,14 +17,7 @@
 
 namespace chunked::runtime {
 
-/// Bytes of a task's output buffer: `out.elements` values of its dtype, or as many partial
-/// entries of `op` (the reduction that produces them) over inputs of its dtype.
-inline std::size_t output_bytes(const plan::Output& out, plan::ReduceOp op) {
-  if (out.kind == plan::Output::Kind::partial)
-    return static_cast<std::size_t>(out.elements) * 8u *
-           static_cast<std::size_t>(plan::partial_layout(op, out.dtype).words);
-  return static_cast<std::size_t>(out.elements) * dtype_size(out.dtype);
-}
+using plan::output_bytes;
 
 /// Calls f(const plan::InputRef&) for every buffer task `t` of `plan` reads, in order.
 template <class F> void for_each_input(const plan::Plan& plan, std::size_t t, F&& f) {

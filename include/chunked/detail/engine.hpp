@@ -7,6 +7,7 @@
 #include <chunked/graph/node.hpp>
 #include <chunked/runtime/compute_options.hpp>
 
+#include <string>
 #include <vector>
 
 namespace chunked::detail {
@@ -51,6 +52,15 @@ graph::NodePtr store_host_data(const void* data, DType dtype, const Shape& shape
 /// misaligned or non-device pointer (or one into another device's memory).
 void compute_to_device(const graph::NodePtr& node, void* out, std::size_t align, int device,
                        BackendKind backend, const ComputeOptions& options);
+
+// ---- Diagnostics ----
+
+/// ChunkedArray::explain(): the plan that compute() would run for `node` on `backend` (Auto: the
+/// backend it would pick here), in words. Runs nothing; a Cuda array is explained in a build or
+/// on a machine without a GPU too.
+std::string explain(const graph::NodePtr& node, BackendKind backend);
+/// ChunkedArray::to_dot(): the same plan as a Graphviz digraph, one node per stage.
+std::string to_dot(const graph::NodePtr& node, BackendKind backend);
 
 // ---- Asynchronous compute (runtime/job.hpp) ----
 
