@@ -125,8 +125,7 @@ int main(int argc, char** argv) try {
   const auto [gpu_name, copy_rate] =
       machine.gpu ? pinned_copy_rate() : std::pair<std::string, double>{"", 0.0};
 
-  ComputeOptions plain;
-  plain.num_threads = c.threads;
+  ComputeOptions plain = bench::compute_options(c);
   ComputeOptions limited = plain;
   limited.spill_directory = c.spill_dir;
   if (machine.gpu)

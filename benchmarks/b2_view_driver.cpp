@@ -144,8 +144,7 @@ int main(int argc, char** argv) try {
   const std::span<double> out(static_cast<double*>(out_buffer->data()),
                               static_cast<std::size_t>(n));
 
-  ComputeOptions options;
-  options.num_threads = c.threads;
+  ComputeOptions options = bench::compute_options(c);
   const bench::Machine machine(c.backend);
   const std::span<const double> ordinary(pageable);
   const std::span<const double> locked(pinned, static_cast<std::size_t>(n));

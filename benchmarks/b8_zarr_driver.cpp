@@ -121,8 +121,7 @@ template <class B> int run(const Config& c) {
   const index_t rows = c.rows(c.cols, 1, "one row");
   const index_t chunk_rows = std::max<index_t>(1, (c.chunk_mib << 20) / (8 * c.cols));
   const double bytes = 8.0 * static_cast<double>(rows) * static_cast<double>(c.cols);
-  ComputeOptions opts;
-  opts.num_threads = c.threads;
+  ComputeOptions opts = bench::compute_options(c);
   std::filesystem::create_directories(c.dir);
   const std::string path = c.dir + "/x.zarr";
 

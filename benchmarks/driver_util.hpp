@@ -4,6 +4,7 @@
 
 #include <chunked/core/backend_tags.hpp>
 #include <chunked/core/version.hpp>
+#include <chunked/runtime/compute_options.hpp>
 
 #include <fmt/format.h>
 
@@ -28,7 +29,9 @@
   "  --backend    where to compute (default auto: CUDA when a device is usable, else the CPU)\n"   \
   "  --threads    CPU worker threads (default 0: all hardware threads)\n"                          \
   "  --repeat     " repeat "\n"                                                                    \
-  "  --json       also write the results to FILE as JSON\n"
+  "  --json       also write the results to FILE as JSON\n"                                       \
+  "  --trace      write each computation's Chrome trace to FILE (the last one's stays)\n"         \
+  "  --report     write each computation's HTML report to FILE (the last one's stays)\n"
 
 namespace chunked::bench {
 
@@ -38,6 +41,7 @@ struct CommonOptions {
   int threads = 0;
   int repeat = 0;
   std::string json;
+  std::string trace, report; ///< ComputeOptions::trace_path and report_path of every computation
 
   explicit CommonOptions(int default_repeat) : repeat(default_repeat) {}
 };
@@ -83,7 +87,8 @@ inline double parse_positive(std::string_view flag, std::string_view text) {
   throw std::invalid_argument(fmt::format("{} expects a positive number, got '{}'", flag, text));
 }
 
-/// Takes the options every driver has (--backend, --threads, --repeat, --json) into `c`;
+/// Takes the options every driver has (--backend, --threads, --repeat, --json, --trace,
+/// --report) into `c`;
 /// false when `arg value` is not one of them, a --backend value outside cpu|cuda|auto included.
 inline bool parse_common_option(std::string_view arg, std::string_view value, CommonOptions& c,
                                 std::int64_t min_repeat) {
@@ -95,9 +100,22 @@ inline bool parse_common_option(std::string_view arg, std::string_view value, Co
     c.repeat = static_cast<int>(parse_int(arg, value, min_repeat));
   else if (arg == "--json")
     c.json = value;
+  else if (arg == "--trace")
+    c.trace = value;
+  else if (arg == "--report")
+    c.report = value;
   else
     return false;
   return true;
+}
+
+/// The ComputeOptions of the common options: worker threads, and the trace and report paths.
+inline ComputeOptions compute_options(const CommonOptions& c) {
+  ComputeOptions options;
+  options.num_threads = c.threads;
+  options.trace_path = c.trace;
+  options.report_path = c.report;
+  return options;
 }
 
 /// Takes the size options of the drivers over host-made arrays (--gib, --chunk-mib) into `c`;

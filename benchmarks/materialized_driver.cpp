@@ -233,8 +233,7 @@ int main(int argc, char** argv) try {
     return 2;
   const index_t rows = c.rows(c.cols, 2, "two rows of --cols");
 
-  ComputeOptions options;
-  options.num_threads = c.threads;
+  ComputeOptions options = bench::compute_options(c);
   const bench::Machine machine(c.backend);
   const bool gpu = machine.gpu;
   const int workers = c.threads > 0 ? c.threads : static_cast<int>(std::max(machine.cores, 1u));

@@ -147,8 +147,7 @@ int main(int argc, char** argv) try {
   for (std::int64_t i = 0; i < n; ++i)
     a[static_cast<std::size_t>(i)] = bench::pattern_value(i);
 
-  ComputeOptions options;
-  options.num_threads = c.threads;
+  ComputeOptions options = bench::compute_options(c);
   const bench::Machine machine(c.backend);
   const std::span<const double> in(a);
   const Measurement m =

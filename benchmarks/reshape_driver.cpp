@@ -160,8 +160,7 @@ int main(int argc, char** argv) try {
   Config c;
   if (!parse_args(argc, argv, c))
     return 2;
-  ComputeOptions options;
-  options.num_threads = c.threads;
+  ComputeOptions options = bench::compute_options(c);
   const bench::Machine machine(c.backend);
   const double bytes = static_cast<double>(c.n) * static_cast<double>(c.n) * 8.0;
   const Result r =

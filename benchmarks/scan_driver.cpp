@@ -167,8 +167,7 @@ int main(int argc, char** argv) try {
     return 2;
   if (c.axis > 1)
     throw std::invalid_argument("--axis must be 0, 1, -1 or -2");
-  ComputeOptions options;
-  options.num_threads = c.threads;
+  ComputeOptions options = bench::compute_options(c);
   const bench::Machine machine(c.backend);
   const int workers = c.threads > 0 ? c.threads : static_cast<int>(std::max(machine.cores, 1u));
   const std::vector<Program> programs =

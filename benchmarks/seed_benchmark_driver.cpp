@@ -36,7 +36,6 @@ struct Config : bench::CommonOptions {
   bool progress = false;
   std::uint64_t seed = 42;
   int streams = 0;
-  std::string trace, report; ///< diagnostics of each run, when given
 
   Config() : CommonOptions(2) {}
 };
@@ -66,8 +65,8 @@ constexpr const char* usage_text =
     "  --repeat   warm runs after the first (default 2)\n"
     "  --json     also write the results to FILE as JSON\n"
     "  --progress draw a progress bar on stderr\n"
-    "  --trace    write each run's Chrome trace to FILE (the last run's stays)\n"
-    "  --report   write each run's HTML report to FILE (the last run's stays)\n";
+    "  --trace    write each computation's Chrome trace to FILE (the last one's stays)\n"
+    "  --report   write each computation's HTML report to FILE (the last one's stays)\n";
 
 Extent2 parse_extent(std::string_view flag, std::string_view text) {
   const auto x = text.find('x');
@@ -98,10 +97,7 @@ bool parse_args(int argc, char** argv, Config& c) {
           c.seed = static_cast<std::uint64_t>(bench::parse_int(arg, value, 0));
         else if (arg == "--streams")
           c.streams = static_cast<int>(bench::parse_int(arg, value, 0));
-        else if (arg == "--trace")
-          c.trace = value;
-        else if (arg == "--report")
-          c.report = value;
+
         else
           return false;
         return true;
@@ -175,12 +171,9 @@ int main(int argc, char** argv) try {
   if (!parse_args(argc, argv, c))
     return 2;
 
-  ComputeOptions options;
-  options.num_threads = c.threads;
+  ComputeOptions options = bench::compute_options(c);
   options.streams_per_device = c.streams;
   options.progress_bar = c.progress;
-  options.trace_path = c.trace;
-  options.report_path = c.report;
   const bench::Machine machine(c.backend);
   const bool gpu = machine.gpu;
   const int workers = gpu ? 0 : (c.threads > 0 ? c.threads : static_cast<int>(machine.cores));
