@@ -13,6 +13,14 @@ std::vector<std::vector<plan::TaskId>> consumer_lists(const plan::Plan& plan) {
   return consumers;
 }
 
+bool counts_as_block(const plan::Task& task) {
+  // A block cut into pieces is done when its join is: counting the pieces instead would make the
+  // count depend on how the backend cuts blocks, and not match the array's chunks.
+  if (task.kind == plan::TaskKind::join)
+    return true;
+  return task.kind == plan::TaskKind::program && task.output.kind != plan::Output::Kind::piece;
+}
+
 TaskGraph task_graph(const plan::Plan& plan, std::span<const int> worker) {
   TaskGraph graph;
   std::size_t edges = 0;
@@ -20,8 +28,7 @@ TaskGraph task_graph(const plan::Plan& plan, std::span<const int> worker) {
     edges += deps.size();
   graph.reserve(plan.tasks.size(), edges);
   for (std::size_t i = 0; i < plan.tasks.size(); ++i)
-    graph.add(plan.deps[i], worker.empty() ? -1 : worker[i],
-              plan.tasks[i].kind == plan::TaskKind::program);
+    graph.add(plan.deps[i], worker.empty() ? -1 : worker[i], counts_as_block(plan.tasks[i]));
   return graph;
 }
 

@@ -51,8 +51,13 @@ template <class F> void for_each_input(const plan::Plan& plan, std::size_t t, F&
 /// Per task of `plan`, the tasks that depend on it, in increasing order.
 std::vector<std::vector<plan::TaskId>> consumer_lists(const plan::Plan& plan);
 
+/// Whether `task` counts as a block in Progress: a program task, except a piece of a block cut
+/// into pieces (Output::Kind::piece), whose join counts instead, once for the whole block. Its
+/// work bytes count whatever the answer.
+bool counts_as_block(const plan::Task& task);
+
 /// The task graph of `plan`: its dependencies, each task pinned to `worker[task]` (any worker
-/// when `worker` is empty), program tasks counted as blocks for progress.
+/// when `worker` is empty), the tasks that counts_as_block() counted as blocks for progress.
 TaskGraph task_graph(const plan::Plan& plan, std::span<const int> worker = {});
 
 /// When finalizing combine task `combine` produces values that its one consumer, a program task

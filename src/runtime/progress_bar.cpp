@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Formatting and drawing of the terminal progress bar.
+// Formatting and drawing of the progress bar and of its log lines.
 #include "runtime/progress_bar.hpp"
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <utility>
 
 #if __has_include(<sys/ioctl.h>) && __has_include(<unistd.h>)
 #include <sys/ioctl.h>
@@ -50,6 +51,37 @@ int terminal_width(std::FILE* out) {
   return 80;
 }
 
+bool is_terminal(std::FILE* out) {
+#ifdef CHUNKED_HAVE_IOCTL_WINSIZE
+  return isatty(fileno(out)) != 0;
+#else
+  (void)out;
+  return true; // no way to tell: keep the redrawn line
+#endif
+}
+
+/// Floored, so that 100 % means done.
+int percent_done(const Progress& p) {
+  return static_cast<int>(std::floor(std::clamp(p.fraction(), 0.0, 1.0) * 100.0));
+}
+
+/// What follows the percentage: "350/1000 blocks  1.21 GB/s  elapsed 12.0s  ETA 22.3s".
+std::string progress_counts(const Progress& p) {
+  const double fraction = std::clamp(p.fraction(), 0.0, 1.0);
+  const double rate =
+      p.elapsed_seconds > 0 ? static_cast<double>(p.bytes_done) / p.elapsed_seconds : 0.0;
+  std::string eta;
+  if (fraction >= 1.0)
+    eta = format_duration(0);
+  else if (p.blocks_done <= 0)
+    eta = "?";
+  else
+    eta = format_duration(p.elapsed_seconds * (1.0 - fraction) / fraction);
+  return std::to_string(p.blocks_done) + "/" + std::to_string(p.blocks_total) + " blocks  " +
+         format_bytes(rate) + "/s" + "  elapsed " + format_duration(p.elapsed_seconds) + "  ETA " +
+         eta;
+}
+
 } // namespace
 
 std::string format_bytes(double bytes) {
@@ -82,21 +114,7 @@ std::string format_progress_line(const Progress& p, int width) {
   if (width <= 0)
     return {};
   const double fraction = std::clamp(p.fraction(), 0.0, 1.0);
-  // Floor, so that 100 % means done.
-  const int percent = static_cast<int>(std::floor(fraction * 100.0));
-  const double rate =
-      p.elapsed_seconds > 0 ? static_cast<double>(p.bytes_done) / p.elapsed_seconds : 0.0;
-  std::string eta;
-  if (fraction >= 1.0)
-    eta = format_duration(0);
-  else if (p.blocks_done <= 0)
-    eta = "?";
-  else
-    eta = format_duration(p.elapsed_seconds * (1.0 - fraction) / fraction);
-
-  std::string text = printf_string(" %3d%%  ", percent) + std::to_string(p.blocks_done) + "/" +
-                     std::to_string(p.blocks_total) + " blocks  " + format_bytes(rate) + "/s" +
-                     "  elapsed " + format_duration(p.elapsed_seconds) + "  ETA " + eta;
+  const std::string text = printf_string(" %3d%%  ", percent_done(p)) + progress_counts(p);
 
   constexpr int min_bar = 10; // narrower bars say nothing the percentage does not
   const int bar = width - static_cast<int>(text.size()) - 2;
@@ -113,31 +131,60 @@ std::string format_progress_line(const Progress& p, int width) {
   return line;
 }
 
-ProgressBar::ProgressBar(std::FILE* out, int width)
+std::string format_progress_log_line(const Progress& p) {
+  return printf_string("chunked: %d%%  ", percent_done(p)) + progress_counts(p);
+}
+
+ProgressBar::ProgressBar(std::FILE* out, int width, ProgressBarMode mode)
     : out_(out), width_(width > 0 ? std::min(width, max_terminal_width)
-                                  : std::max(1, terminal_width(out) - 1)) {}
+                                  : std::max(1, terminal_width(out) - 1)),
+      mode_(mode != ProgressBarMode::automatic ? mode
+            : is_terminal(out)                 ? ProgressBarMode::terminal
+                                               : ProgressBarMode::log) {}
+
+void ProgressBar::write(const std::string& text) {
+  // One write per line: a line assembled from several writes can be torn by other output.
+  std::fwrite(text.data(), 1, text.size(), out_);
+  std::fflush(out_);
+}
 
 void ProgressBar::draw(const Progress& progress) {
-  const std::string line = format_progress_line(progress, width_);
-  std::fputc('\r', out_);
-  std::fwrite(line.data(), 1, line.size(), out_);
-  std::fflush(out_);
-  drawn_ = true;
+  if (mode_ == ProgressBarMode::log) {
+    const int step = percent_done(progress) / 10;
+    if (step > logged_step_) {
+      logged_step_ = step;
+      write(format_progress_log_line(progress) + "\n");
+    }
+    return;
+  }
+  std::string line = format_progress_line(progress, width_);
+  if (line == drawn_)
+    return;
+  write("\r" + line);
+  drawn_ = std::move(line);
 }
 
 void ProgressBar::finish(const Progress& progress) {
-  draw(progress);
-  std::fputc('\n', out_);
-  std::fflush(out_);
-  drawn_ = false;
+  if (mode_ == ProgressBarMode::log) {
+    if (logged_step_ < 10)
+      write(format_progress_log_line(progress) + "\n");
+    logged_step_ = 0;
+    return;
+  }
+  const std::string line = format_progress_line(progress, width_);
+  write(line == drawn_ ? std::string("\n") : "\r" + line + "\n");
+  drawn_.clear();
 }
 
 void ProgressBar::abandon() {
-  if (!drawn_)
+  if (mode_ == ProgressBarMode::log) {
+    logged_step_ = 0; // every line it wrote is whole
     return;
-  std::fputc('\n', out_);
-  std::fflush(out_);
-  drawn_ = false;
+  }
+  if (drawn_.empty())
+    return;
+  write("\n");
+  drawn_.clear();
 }
 
 } // namespace chunked::runtime

@@ -11,6 +11,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <mutex>
+#include <string>
 #include <vector>
 
 namespace {
@@ -70,6 +73,48 @@ TEST(PlanExecutor, ConsumerListsInvertDependencies) {
   for (const auto& t : p.tasks)
     programs += t.kind == TaskKind::program ? 1 : 0;
   EXPECT_EQ(g.num_blocks(), programs);
+}
+
+// A block the CPU backend cuts into pieces counts once in Progress, through its join, so a
+// persist() reports the array's chunks; the bytes still count every piece.
+TEST(PlanExecutor, BlocksCutIntoPiecesCountOnceInProgress) {
+  Generator rng(4);
+  for (const index_t rows : {4096, 1024}) {
+    SCOPED_TRACE(std::to_string(rows) + " rows per block");
+    const auto x = rng.uniform<float>(Shape{4096, 4096}, Chunks{rows, 4096}) * 2.0f;
+    const index_t chunks = x.numblocks();
+    // The plan persist() makes on the CPU backend cuts every block.
+    plan::Request r;
+    r.node = x.node();
+    r.kind = plan::Request::Kind::blocks;
+    const plan::Plan p = plan::make_plan({r}, cpu::task_split);
+    index_t pieces = 0, joins = 0;
+    for (const auto& t : p.tasks) {
+      pieces += t.kind == TaskKind::program && t.output.kind == plan::Output::Kind::piece ? 1 : 0;
+      joins += t.kind == TaskKind::join ? 1 : 0;
+    }
+    ASSERT_EQ(joins, chunks);
+    ASSERT_GE(pieces, 4 * chunks) << "the blocks are cut into pieces";
+    EXPECT_EQ(runtime::task_graph(p).num_blocks(), static_cast<std::size_t>(chunks));
+
+    std::mutex mutex;
+    Progress last;
+    int calls = 0;
+    ComputeOptions options;
+    options.num_threads = 4;
+    options.on_progress = [&](const Progress& now) {
+      const std::lock_guard lock(mutex);
+      EXPECT_EQ(now.blocks_total, chunks);
+      EXPECT_LE(now.blocks_done, now.blocks_total);
+      last = now;
+      ++calls;
+    };
+    (void)x.persist(options);
+    ASSERT_GE(calls, 1);
+    EXPECT_EQ(last.blocks_total, chunks);
+    EXPECT_EQ(last.blocks_done, chunks);
+    EXPECT_EQ(last.bytes_done, std::uint64_t{4096} * 4096 * sizeof(float));
+  }
 }
 
 TEST(PlanExecutor, OutputBytesCountValuesOrPartialEntries) {

@@ -15,12 +15,17 @@ namespace chunked {
 
 struct ComputeOptions;
 
-/// A snapshot of a running computation, passed to `ComputeOptions::on_progress`. A block task
-/// computes one block of an array, or one piece of it where the CPU backend cuts an array of few
-/// large blocks into more tasks (`cpu::task_split`), so the count can exceed the chunk count.
+/// A snapshot of a running computation, passed to `ComputeOptions::on_progress`. It counts
+/// blocks: each block a program computes, whether stored, written into a caller's array or
+/// reduced. Where the CPU backend cuts an array of few large blocks into more tasks
+/// (`cpu::task_split`), the pieces of a stored block count as one block, done when the last of
+/// them is, so persist() counts the array's chunks; `bytes_done` counts every piece as it
+/// finishes. A block written into a caller's array or reduced is cut into tasks that do not say
+/// which block they came from, so there each task counts as a block (compute() of one large
+/// block on the CPU counts up to 64).
 struct Progress {
-  index_t blocks_done = 0;      ///< finished block tasks
-  index_t blocks_total = 0;     ///< block tasks in the computation
+  index_t blocks_done = 0;      ///< finished blocks
+  index_t blocks_total = 0;     ///< blocks in the computation
   std::uint64_t bytes_done = 0; ///< bytes produced by the finished tasks
   double elapsed_seconds = 0;   ///< since the computation started
 
