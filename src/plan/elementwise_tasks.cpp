@@ -29,6 +29,7 @@ std::vector<InputRef> Planner::plan_elementwise(const graph::NodePtr& n, Body bo
   // A task per box of the grid, and for blocks cut into pieces a join per block.
   expect_tasks(*n, grid, 2);
   const std::uint32_t stage = add_stage(std::move(body), grid);
+  mark_cut(stage, grid, n->grid);
   if (out_template.kind != Output::Kind::destination && grid != n->grid)
     return plan_pieces(*n, stage, grid, task_ids);
   // Each task writes its own box of the destination, so any boxes will do; or one task per

@@ -74,6 +74,10 @@ struct Stage {
   /// Reduce stages: shape of the reduction input (for flat argmin/argmax indices).
   std::vector<index_t> reduce_input_strides;
   bool reduce_flat_index = false;
+  /// Where `grid` cuts an array's blocks into several tasks each (plan::TaskSplit): that array's
+  /// grid, so that progress counts its blocks rather than the tasks.
+  bool cut = false;
+  ChunkGrid blocks;
 };
 
 /// A copy of one piece of a source block into a gather buffer.

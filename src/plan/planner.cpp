@@ -180,6 +180,13 @@ TaskId Planner::add_program_task(std::uint32_t stage, index_t block, const Outpu
   return add_task(Task{TaskKind::program, stage, block, begin, end, output}, std::move(deps));
 }
 
+void Planner::mark_cut(std::uint32_t stage, const ChunkGrid& cut, const ChunkGrid& blocks) {
+  if (cut == blocks)
+    return;
+  plan.stages[stage].cut = true;
+  plan.stages[stage].blocks = blocks;
+}
+
 std::uint32_t Planner::add_stage(Body body, const ChunkGrid& grid) {
   Stage st;
   st.program = std::move(body.prog);

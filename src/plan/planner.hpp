@@ -63,6 +63,8 @@ private:
   /// The tasks of a materialised node from its program, once what that reads is planned.
   std::vector<InputRef> materialize_tasks(const graph::NodePtr& n, Body body);
   std::uint32_t add_stage(Body body, const ChunkGrid& grid);
+  /// Records on `stage` that its grid `cut` cuts the blocks of `blocks` (nothing when equal).
+  void mark_cut(std::uint32_t stage, const ChunkGrid& cut, const ChunkGrid& blocks);
   /// Refuses, before making any, the tasks of n over `grid` (up to `per_box` per box of it)
   /// where they would not fit in memory or in a TaskId.
   void expect_tasks(const graph::Node& n, const ChunkGrid& grid, std::uint64_t per_box) const;

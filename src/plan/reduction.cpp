@@ -43,6 +43,7 @@ std::vector<TaskId> Planner::plan_reduce_tree(const graph::NodePtr& in, Body bod
   // A task per box of the grid, and fewer combines than that.
   expect_tasks(*in, grid, 2);
   const std::uint32_t stage = add_stage(std::move(body), grid);
+  mark_cut(stage, grid, in->grid);
   plan.stages[stage].reduce_flat_index = p.flat_index;
   plan.stages[stage].reduce_input_strides = in->shape.strides();
 

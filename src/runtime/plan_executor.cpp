@@ -13,13 +13,20 @@ std::vector<std::vector<plan::TaskId>> consumer_lists(const plan::Plan& plan) {
   return consumers;
 }
 
-bool counts_as_block(const plan::Task& task) {
-  // A block cut into pieces is done when its join is: counting the pieces instead would make the
-  // count depend on how the backend cuts blocks, and not match the array's chunks.
-  if (task.kind == plan::TaskKind::join)
-    return true;
-  return task.kind == plan::TaskKind::program && task.output.kind != plan::Output::Kind::piece;
+namespace {
+
+/// The block of `stage.blocks` that task box `box` (of `stage.grid`) lies in: a cut keeps each
+/// box inside one block, so the block holding its first element.
+index_t block_of_box(const plan::Stage& stage, index_t box) {
+  const auto origin = stage.grid.block_offset(stage.grid.block_index(box));
+  index_t block = 0;
+  for (std::size_t k = 0; k < origin.size(); ++k)
+    block = block * static_cast<index_t>(stage.blocks.lengths(static_cast<index_t>(k)).size()) +
+            stage.blocks.block_containing(static_cast<index_t>(k), origin[k]);
+  return block;
 }
+
+} // namespace
 
 TaskGraph task_graph(const plan::Plan& plan, std::span<const int> worker) {
   TaskGraph graph;
@@ -27,8 +34,25 @@ TaskGraph task_graph(const plan::Plan& plan, std::span<const int> worker) {
   for (const auto& deps : plan.deps)
     edges += deps.size();
   graph.reserve(plan.tasks.size(), edges);
-  for (std::size_t i = 0; i < plan.tasks.size(); ++i)
-    graph.add(plan.deps[i], worker.empty() ? -1 : worker[i], counts_as_block(plan.tasks[i]));
+  // Per cut stage, the number of its first block among the graph's blocks of parts.
+  std::vector<std::uint32_t> first_block(plan.stages.size(), 0);
+  std::uint32_t part_blocks = 0;
+  for (std::size_t s = 0; s < plan.stages.size(); ++s)
+    if (plan.stages[s].cut) {
+      first_block[s] = part_blocks;
+      part_blocks += static_cast<std::uint32_t>(plan.stages[s].blocks.numblocks());
+    }
+  for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
+    const plan::Task& task = plan.tasks[i];
+    const int w = worker.empty() ? -1 : worker[i];
+    const bool program = task.kind == plan::TaskKind::program;
+    if (program && plan.stages[task.index].cut)
+      graph.add_part(plan.deps[i], w,
+                     first_block[task.index] + static_cast<std::uint32_t>(
+                                                   block_of_box(plan.stages[task.index], task.block)));
+    else
+      graph.add(plan.deps[i], w, program);
+  }
   return graph;
 }
 

@@ -51,13 +51,11 @@ template <class F> void for_each_input(const plan::Plan& plan, std::size_t t, F&
 /// Per task of `plan`, the tasks that depend on it, in increasing order.
 std::vector<std::vector<plan::TaskId>> consumer_lists(const plan::Plan& plan);
 
-/// Whether `task` counts as a block in Progress: a program task, except a piece of a block cut
-/// into pieces (Output::Kind::piece), whose join counts instead, once for the whole block. Its
-/// work bytes count whatever the answer.
-bool counts_as_block(const plan::Task& task);
-
 /// The task graph of `plan`: its dependencies, each task pinned to `worker[task]` (any worker
-/// when `worker` is empty), the tasks that counts_as_block() counted as blocks for progress.
+/// when `worker` is empty). Progress counts the blocks of program tasks: one per task, but where
+/// a stage cuts an array's blocks into several tasks (Stage::cut: pieces of a materialised block,
+/// boxes of a result or of a reduction's input), the tasks of one block are parts of it, so the
+/// count is the array's blocks whatever the backend's cut. Work bytes count every task.
 TaskGraph task_graph(const plan::Plan& plan, std::span<const int> worker = {});
 
 /// When finalizing combine task `combine` produces values that its one consumer, a program task

@@ -121,9 +121,12 @@ public:
               ProgressReporter& progress, CancelFlag cancel)
       : graph_(graph), executor_(executor), progress_(progress), cancel_(cancel),
         trace_(current_trace()), num_workers_(num_workers), successors_(graph), join_(new Counter[graph.size()]),
-        consumers_(new Counter[graph.size()]), finished_(new std::uint8_t[graph.size()]()),
+        consumers_(new Counter[graph.size()]), parts_left_(new Counter[graph.parts().size()]),
+        finished_(new std::uint8_t[graph.size()]()),
         slots_(new WorkerSlot[static_cast<std::size_t>(num_workers)]), remaining_(graph.size()) {
     const std::size_t n = graph.size();
+    for (std::size_t b = 0; b < graph.parts().size(); ++b)
+      parts_left_[b].store(graph.parts()[b], std::memory_order_relaxed);
     std::vector<std::size_t> pinned_count(static_cast<std::size_t>(num_workers), 0);
     std::size_t unpinned_count = 0;
     for (TaskId t = 0; t < n; ++t) {
@@ -346,7 +349,9 @@ private:
       for (TaskId s : successors_.of(task))
         if (join_[s].fetch_sub(1, std::memory_order_acq_rel) == 1)
           ready.push_back(s);
-      progress_.add(graph_.is_block(task) ? 1 : 0, bytes);
+      const std::int64_t part_of = graph_.part_of(task);
+      const bool block = part_of >= 0 ? parts_left_[part_of].fetch_sub(1) == 1 : graph_.is_block(task);
+      progress_.add(block ? 1 : 0, bytes);
       progress_.maybe_report();
       return true;
     } catch (...) {
@@ -391,6 +396,7 @@ private:
   const Successors successors_;
   std::unique_ptr<Counter[]> join_;          // dependencies not yet finished
   std::unique_ptr<Counter[]> consumers_;     // successors not yet finished
+  std::unique_ptr<Counter[]> parts_left_;    // per block of parts, its parts not yet finished
   std::unique_ptr<std::uint8_t[]> finished_; // written by the task's worker, read after joins
   std::unique_ptr<WorkerSlot[]> slots_;
 
@@ -411,6 +417,7 @@ void run_inline(const TaskGraph& graph, TaskExecutor& executor, ProgressReporter
   for (TaskId t = 0; t < n; ++t)
     for (TaskId d : graph.dependencies(t))
       ++consumers[d];
+  std::vector<std::uint32_t> parts_left(graph.parts().begin(), graph.parts().end());
   std::size_t finished = 0;
   Trace* const trace = current_trace();
   if (trace)
@@ -426,7 +433,10 @@ void run_inline(const TaskGraph& graph, TaskExecutor& executor, ProgressReporter
       for (TaskId d : graph.dependencies(t))
         if (--consumers[d] == 0)
           executor.release(d);
-      progress.add(graph.is_block(t) ? 1 : 0, bytes);
+      const std::int64_t part_of = graph.part_of(t);
+      const bool block = part_of >= 0 ? --parts_left[static_cast<std::size_t>(part_of)] == 0
+                                      : graph.is_block(t);
+      progress.add(block ? 1 : 0, bytes);
       progress.maybe_report();
     }
   } catch (...) {

@@ -42,15 +42,27 @@ TaskId TaskGraph::add(std::span<const TaskId> deps, int worker, bool is_block) {
   dep_begin_.push_back(static_cast<std::uint32_t>(deps_.size()));
   worker_.push_back(worker);
   is_block_.push_back(is_block ? 1 : 0);
+  part_block_.push_back(0);
   num_blocks_ += is_block ? 1 : 0;
   max_worker_ = std::max(max_worker_, worker);
   return static_cast<TaskId>(id);
+}
+
+TaskId TaskGraph::add_part(std::span<const TaskId> deps, int worker, std::uint32_t block) {
+  const TaskId id = add(deps, worker, false);
+  is_block_[id] = 2;
+  part_block_[id] = block;
+  if (parts_.size() <= block)
+    parts_.resize(static_cast<std::size_t>(block) + 1, 0);
+  part_blocks_ += parts_[block]++ == 0 ? 1 : 0;
+  return id;
 }
 
 void TaskGraph::reserve(std::size_t tasks, std::size_t edges) {
   dep_begin_.reserve(tasks + 1);
   worker_.reserve(tasks);
   is_block_.reserve(tasks);
+  part_block_.reserve(tasks);
   deps_.reserve(edges);
 }
 
@@ -59,7 +71,10 @@ void TaskGraph::clear() {
   deps_.clear();
   worker_.clear();
   is_block_.clear();
+  part_block_.clear();
+  parts_.clear();
   num_blocks_ = 0;
+  part_blocks_ = 0;
   max_worker_ = -1;
 }
 

@@ -117,6 +117,43 @@ TEST(PlanExecutor, BlocksCutIntoPiecesCountOnceInProgress) {
   }
 }
 
+// Results written into the caller's array and reductions' inputs are cut into boxes too: each
+// block still counts once, done when its last box is.
+TEST(PlanExecutor, BlocksCutIntoBoxesCountOnceInProgress) {
+  Generator rng(5);
+  const auto x = rng.uniform<float>(Shape{4096, 4096}, Chunks{2048, 4096});
+  for (const bool reduce : {false, true}) {
+    SCOPED_TRACE(reduce ? "sum().item()" : "compute()");
+    plan::Request r;
+    r.node = reduce ? x.sum().node() : x.node();
+    float out = 0;
+    std::vector<float> dense(reduce ? 0 : std::size_t{4096} * 4096);
+    r.destination = plan::Destination{reduce ? &out : dense.data(), DType::float32,
+                                      r.node->shape, MemorySpace{}};
+    const plan::Plan p = plan::make_plan({r}, cpu::task_split);
+    index_t programs = 0;
+    for (const auto& t : p.tasks)
+      programs += t.kind == TaskKind::program ? 1 : 0;
+    // The two blocks in many boxes, and for the sum the copy of its result.
+    const index_t blocks = reduce ? 3 : 2;
+    ASSERT_GT(programs, 2 * blocks) << "the blocks are cut into boxes";
+    EXPECT_EQ(runtime::task_graph(p).num_blocks(), static_cast<std::size_t>(blocks));
+
+    Progress last;
+    ComputeOptions options;
+    options.num_threads = 3;
+    options.on_progress = [&](const Progress& now) {
+      EXPECT_EQ(now.blocks_total, blocks);
+      last = now;
+    };
+    if (reduce)
+      (void)x.sum().item(options);
+    else
+      (void)x.compute(options);
+    EXPECT_EQ(last.blocks_done, blocks);
+  }
+}
+
 TEST(PlanExecutor, OutputBytesCountValuesOrPartialEntries) {
   const plan::Output values{plan::Output::Kind::buffer, DType::float32, 10, -1};
   EXPECT_EQ(runtime::output_bytes(values, plan::ReduceOp::var), 40u);

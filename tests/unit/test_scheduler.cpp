@@ -526,6 +526,33 @@ TEST(TaskGraph, ValidatesAndDeduplicates) {
   EXPECT_EQ(g.add({}), 0u);
 }
 
+TEST(TaskGraph, PartsOfABlockCountOnceWhenTheLastFinishes) {
+  TaskGraph g;
+  const TaskId a = g.add_part({}, -1, 1);
+  const TaskId b = g.add_part({}, -1, 1);
+  const TaskId c = g.add({a, b});
+  g.add_part({c}, -1, 0);
+  EXPECT_EQ(g.num_blocks(), 3u); // blocks 0 and 1 of parts, and c
+  EXPECT_EQ(g.part_of(a), 1);
+  EXPECT_EQ(g.part_of(c), -1);
+  EXPECT_FALSE(g.is_block(a));
+  ASSERT_EQ(g.parts().size(), 2u);
+  EXPECT_EQ(g.parts()[1], 2u);
+  for (const Scheduler scheduler : {Scheduler::threads, Scheduler::single_threaded}) {
+    std::vector<index_t> done;
+    ComputeOptions options;
+    options.scheduler = scheduler;
+    options.on_progress = [&](const Progress& p) { done.push_back(p.blocks_done); };
+    struct Nothing final : TaskExecutor {
+      std::uint64_t run(TaskId, int) override { return 1; }
+      void release(TaskId) override {}
+    } ex;
+    run_graph(g, ex, 2, options);
+    ASSERT_FALSE(done.empty());
+    EXPECT_EQ(done.back(), 3);
+  }
+}
+
 TEST(Scheduler, DefaultNumThreads) {
   ComputeOptions o;
   EXPECT_GE(default_num_threads(o), 1);

@@ -18,11 +18,9 @@ struct ComputeOptions;
 /// A snapshot of a running computation, passed to `ComputeOptions::on_progress`. It counts
 /// blocks: each block a program computes, whether stored, written into a caller's array or
 /// reduced. Where the CPU backend cuts an array of few large blocks into more tasks
-/// (`cpu::task_split`), the pieces of a stored block count as one block, done when the last of
-/// them is, so persist() counts the array's chunks; `bytes_done` counts every piece as it
-/// finishes. A block written into a caller's array or reduced is cut into tasks that do not say
-/// which block they came from, so there each task counts as a block (compute() of one large
-/// block on the CPU counts up to 64).
+/// (`cpu::task_split`), the tasks of one block count as that one block, done when the last of
+/// them is, so the count is the same on every backend; `bytes_done` counts every task as it
+/// finishes. The partial sums of a reduction combined across blocks are not blocks.
 struct Progress {
   index_t blocks_done = 0;      ///< finished blocks
   index_t blocks_total = 0;     ///< blocks in the computation
