@@ -48,8 +48,8 @@ TaskGraph task_graph(const plan::Plan& plan, std::span<const int> worker) {
     const bool program = task.kind == plan::TaskKind::program;
     if (program && plan.stages[task.index].cut)
       graph.add_part(plan.deps[i], w,
-                     first_block[task.index] + static_cast<std::uint32_t>(
-                                                   block_of_box(plan.stages[task.index], task.block)));
+                     first_block[task.index] + static_cast<std::uint32_t>(block_of_box(
+                                                   plan.stages[task.index], task.block)));
     else
       graph.add(plan.deps[i], w, program);
   }

@@ -120,9 +120,9 @@ public:
   ThreadedRun(const TaskGraph& graph, TaskExecutor& executor, int num_workers,
               ProgressReporter& progress, CancelFlag cancel)
       : graph_(graph), executor_(executor), progress_(progress), cancel_(cancel),
-        trace_(current_trace()), num_workers_(num_workers), successors_(graph), join_(new Counter[graph.size()]),
-        consumers_(new Counter[graph.size()]), parts_left_(new Counter[graph.parts().size()]),
-        finished_(new std::uint8_t[graph.size()]()),
+        trace_(current_trace()), num_workers_(num_workers), successors_(graph),
+        join_(new Counter[graph.size()]), consumers_(new Counter[graph.size()]),
+        parts_left_(new Counter[graph.parts().size()]), finished_(new std::uint8_t[graph.size()]()),
         slots_(new WorkerSlot[static_cast<std::size_t>(num_workers)]), remaining_(graph.size()) {
     const std::size_t n = graph.size();
     for (std::size_t b = 0; b < graph.parts().size(); ++b)
@@ -339,8 +339,8 @@ private:
 
   bool run_task(TaskId task, int w, std::vector<TaskId>& ready) {
     try {
-      const std::uint64_t bytes = trace_ ? traced_run(*trace_, executor_, task, w)
-                                         : executor_.run(task, w);
+      const std::uint64_t bytes =
+          trace_ ? traced_run(*trace_, executor_, task, w) : executor_.run(task, w);
       finished_[task] = 1;
       // Inputs are released before successors are queued: memory first.
       for (TaskId d : graph_.dependencies(task))
@@ -350,7 +350,8 @@ private:
         if (join_[s].fetch_sub(1, std::memory_order_acq_rel) == 1)
           ready.push_back(s);
       const std::int64_t part_of = graph_.part_of(task);
-      const bool block = part_of >= 0 ? parts_left_[part_of].fetch_sub(1) == 1 : graph_.is_block(task);
+      const bool block =
+          part_of >= 0 ? parts_left_[part_of].fetch_sub(1) == 1 : graph_.is_block(task);
       progress_.add(block ? 1 : 0, bytes);
       progress_.maybe_report();
       return true;
@@ -427,15 +428,14 @@ void run_inline(const TaskGraph& graph, TaskExecutor& executor, ProgressReporter
       if (cancel_requested(cancel))
         throw Error(cancelled_message);
       const int w = std::max(graph.worker(t), 0);
-      const std::uint64_t bytes =
-          trace ? traced_run(*trace, executor, t, w) : executor.run(t, w);
+      const std::uint64_t bytes = trace ? traced_run(*trace, executor, t, w) : executor.run(t, w);
       finished = t + 1;
       for (TaskId d : graph.dependencies(t))
         if (--consumers[d] == 0)
           executor.release(d);
       const std::int64_t part_of = graph.part_of(t);
-      const bool block = part_of >= 0 ? --parts_left[static_cast<std::size_t>(part_of)] == 0
-                                      : graph.is_block(t);
+      const bool block =
+          part_of >= 0 ? --parts_left[static_cast<std::size_t>(part_of)] == 0 : graph.is_block(t);
       progress.add(block ? 1 : 0, bytes);
       progress.maybe_report();
     }

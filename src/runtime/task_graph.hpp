@@ -83,7 +83,7 @@ private:
       0}; // task t's deps are deps_[dep_begin_[t], dep_begin_[t+1])
   std::vector<TaskId> deps_;
   std::vector<std::int32_t> worker_;
-  std::vector<std::uint8_t> is_block_; ///< 0: not counted, 1: a block, 2: a part of one
+  std::vector<std::uint8_t> is_block_;    ///< 0: not counted, 1: a block, 2: a part of one
   std::vector<std::uint32_t> part_block_; ///< per task, its block when a part (else 0)
   std::vector<std::uint32_t> parts_;      ///< per block of add_part(), its parts
   std::size_t num_blocks_ = 0;
