@@ -29,8 +29,8 @@
   "  --backend    where to compute (default auto: CUDA when a device is usable, else the CPU)\n"   \
   "  --threads    CPU worker threads (default 0: all hardware threads)\n"                          \
   "  --repeat     " repeat "\n"                                                                    \
-  "  --json       also write the results to FILE as JSON\n"                                       \
-  "  --trace      write each computation's Chrome trace to FILE (the last one's stays)\n"         \
+  "  --json       also write the results to FILE as JSON\n"                                        \
+  "  --trace      write each computation's Chrome trace to FILE (the last one's stays)\n"          \
   "  --report     write each computation's HTML report to FILE (the last one's stays)\n"
 
 namespace chunked::bench {

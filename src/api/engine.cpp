@@ -200,7 +200,8 @@ void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
     r.destination = plan::Destination{t.data, t.node->dtype, t.node->shape, t.space};
     requests.push_back(std::move(r));
   }
-  plan::Plan p = diagnostics.plan([&] { return plan::make_plan(requests, on.backend.task_split()); });
+  plan::Plan p =
+      diagnostics.plan([&] { return plan::make_plan(requests, on.backend.task_split()); });
   execute(p, on, options, diagnostics);
   diagnostics.finish();
 }
@@ -235,7 +236,8 @@ void write_blocks(const graph::NodePtr& node, graph::BlockSink& sink, BackendKin
     r.sink = &sink;
     requests.push_back(std::move(r));
   }
-  plan::Plan p = diagnostics.plan([&] { return plan::make_plan(requests, on.backend.task_split()); });
+  plan::Plan p =
+      diagnostics.plan([&] { return plan::make_plan(requests, on.backend.task_split()); });
   execute(p, on, options, diagnostics);
   diagnostics.finish();
 }

@@ -31,8 +31,8 @@ void write_file(const std::string& path, const char* option, const std::string& 
   out.write(text.data(), static_cast<std::streamsize>(text.size()));
   out.close();
   if (!out)
-    throw Error(fmt::format("ComputeOptions::{} '{}': writing {} bytes failed", option, path,
-                            text.size()));
+    throw Error(
+        fmt::format("ComputeOptions::{} '{}': writing {} bytes failed", option, path, text.size()));
 }
 
 std::string bytes_or_default(std::size_t bytes, const char* otherwise) {
@@ -48,15 +48,15 @@ std::vector<std::pair<std::string, std::string>> option_list(const ComputeOption
   return {
       {"backend", backend.name()},
       {"scheduler", o.scheduler == Scheduler::threads ? "threads" : "single_threaded"},
-      {"num_threads", o.num_threads == 0 ? "0 (all hardware threads)"
-                                         : std::to_string(o.num_threads)},
+      {"num_threads",
+       o.num_threads == 0 ? "0 (all hardware threads)" : std::to_string(o.num_threads)},
       {"devices", devices},
       {"streams_per_device", o.streams_per_device == 0 ? "0 (the backend's choice)"
                                                        : std::to_string(o.streams_per_device)},
       {"device_memory_limit", bytes_or_default(o.device_memory_limit, "0 (80 % of free memory)")},
       {"host_memory_limit", bytes_or_default(o.host_memory_limit, "0 (no limit)")},
-      {"spill_directory", o.spill_directory.empty() ? "(the system's temporary directory)"
-                                                    : o.spill_directory},
+      {"spill_directory",
+       o.spill_directory.empty() ? "(the system's temporary directory)" : o.spill_directory},
       {"progress_bar", o.progress_bar ? "true" : "false"},
       {"stream", o.stream ? "a stream of the caller" : "none"},
       {"device_memory_resource", o.device_memory_resource ? "the caller's" : "the library's"},

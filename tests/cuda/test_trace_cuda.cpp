@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -73,7 +73,7 @@ TEST(CudaTrace, KernelsAndCopiesAreOnStreamTracksWithinTheComputation) {
       EXPECT_GT(num(*e.find("args"), "bytes"), 0.0);
   }
   EXPECT_GE(kernels, 16); // a store kernel per block
-  EXPECT_GE(copies, 16);   // and its copy to the host
+  EXPECT_GE(copies, 16);  // and its copy to the host
   EXPECT_GE(named_streams.size(), 2u);
   // GPU times come from events tied to the trace's clock: they fall within the host's events
   // (a millisecond allowed for the tie).

@@ -143,8 +143,7 @@ TEST(Trace, TimesAreInOrderAndSpansOnATrackFollowOneAnother) {
     EXPECT_GE(ts, last) << "events are sorted by time";
     last = ts;
     if (string_of(e, "ph") == "X")
-      tracks[{number_of(e, "pid"), number_of(e, "tid")}].emplace_back(ts,
-                                                                       ts + number_of(e, "dur"));
+      tracks[{number_of(e, "pid"), number_of(e, "tid")}].emplace_back(ts, ts + number_of(e, "dur"));
   }
   ASSERT_FALSE(tracks.empty());
   for (const auto& [track, list] : tracks)

@@ -69,10 +69,10 @@ class CudaExecutor final : public runtime::PlanExecutor {
 public:
   CudaExecutor(const plan::Plan& plan, const std::vector<int>& devices,
                const ComputeOptions& options)
-      : PlanExecutor(plan), timeline_(runtime::current_trace()), outputs_(plan.tasks.size()), worker_(plan.tasks.size(), 0),
-        done_(plan.tasks.size()), stream_of_(plan.tasks.size(), nullptr),
-        consumers_(runtime::consumer_lists(plan)), written_by_combine_(plan.tasks.size(), 0),
-        user_stream_(options.stream), io_(plan) {
+      : PlanExecutor(plan), timeline_(runtime::current_trace()), outputs_(plan.tasks.size()),
+        worker_(plan.tasks.size(), 0), done_(plan.tasks.size()),
+        stream_of_(plan.tasks.size(), nullptr), consumers_(runtime::consumer_lists(plan)),
+        written_by_combine_(plan.tasks.size(), 0), user_stream_(options.stream), io_(plan) {
     const int streams =
         std::clamp(options.streams_per_device > 0 ? options.streams_per_device : default_streams, 1,
                    max_streams_per_device);
@@ -374,8 +374,7 @@ private:
       if (copies_rows(piece.program)) {
         const GpuSpan span(d.stream(), "copy rows", "copy");
         copy_rows(piece.program, in, out->data(), esize, d.stream());
-      }
-      else
+      } else
         run_kernel(d, piece.program, std::span<const void* const>(&in, 1), out->data());
     }
     outputs_[id] = std::move(out);
@@ -410,8 +409,7 @@ private:
       if (copies_rows(p)) {
         const GpuSpan span(s, "copy rows", "copy");
         copy_rows(p, in, out->data(), static_cast<std::size_t>(esize), s);
-      }
-      else
+      } else
         run_kernel(d, p, std::span<const void* const>(&in, 1), out->data());
     }
     outputs_[id] = std::move(out);

@@ -102,8 +102,7 @@ void GpuTimeline::collect() {
   }
 }
 
-GpuSpan::GpuSpan(const Stream& stream, const char* name, const char* category,
-                 std::uint64_t bytes)
+GpuSpan::GpuSpan(const Stream& stream, const char* name, const char* category, std::uint64_t bytes)
     : timeline_(current), stream_(&stream) {
   if (timeline_)
     span_ = timeline_->begin(stream, name, category, bytes);

@@ -66,8 +66,8 @@ void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices,
   runtime::Trace* const trace = runtime::current_trace(); // its compiles, on these threads too
   runtime::parallel_for(jobs.size() * devices.size(), runtime::hardware_threads(),
                         [&](std::size_t i) {
-                          const runtime::TraceScope traced(
-                              trace, runtime::Trace::compile_track + static_cast<int>(i));
+                          const runtime::TraceScope traced(trace, runtime::Trace::compile_track +
+                                                                      static_cast<int>(i));
                           const Job& job = jobs[i / devices.size()];
                           program_module(devices[i % devices.size()], job.program, job.set);
                         });
