@@ -79,7 +79,7 @@ void append_complete(std::string& out, std::string_view name, const char* catego
   append_micros(out, end - start);
 }
 
-std::string quoted(std::string_view s) {
+std::string json_string(std::string_view s) {
   std::string out;
   append_string(out, s);
   return out;
@@ -133,7 +133,7 @@ void Trace::end_plan(const plan::Plan& plan) {
 std::uint32_t Trace::intern(const std::string& s) {
   const auto [it, added] = string_ids_.try_emplace(s, static_cast<std::uint32_t>(strings_.size()));
   if (added)
-    strings_.push_back(quoted(s));
+    strings_.push_back(json_string(s));
   return it->second;
 }
 
@@ -266,7 +266,7 @@ void Trace::write_json(std::string& out, const std::function<void(std::string&)>
     case task: {
       const Lane::TaskRecord& r = lanes_[ref.lane]->tasks[ref.index];
       const Named* n = named(r.plan, r.task);
-      append_complete(out, n ? strings_[n->name] : quoted("task " + std::to_string(r.task)), "task",
+      append_complete(out, n ? strings_[n->name] : json_string("task " + std::to_string(r.task)), "task",
                       host_pid, static_cast<int>(ref.lane), r.start, r.end);
       fmt::format_to(back, FMT_COMPILE(R"(,"args":{{"kind":"{}")"), n ? n->kind : "task");
       if (n && !n->block.empty())
@@ -284,13 +284,13 @@ void Trace::write_json(std::string& out, const std::function<void(std::string&)>
     }
     case host: {
       const Host& h = spans_[ref.index];
-      append_complete(out, quoted(h.name), h.category, host_pid, h.tid, h.start, h.end);
+      append_complete(out, json_string(h.name), h.category, host_pid, h.tid, h.start, h.end);
       out += '}';
       break;
     }
     case gpu: {
       const Gpu& g = gpu_[ref.index];
-      append_complete(out, quoted(g.name), g.category, gpu_pid + g.device, g.stream, g.start,
+      append_complete(out, json_string(g.name), g.category, gpu_pid + g.device, g.stream, g.start,
                       g.end);
       fmt::format_to(back, FMT_COMPILE(R"(,"args":{{"task":{},"plan":{})"), g.task, g.plan);
       if (const Named* n = named(g.plan, g.task)) {
