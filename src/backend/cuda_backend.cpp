@@ -28,7 +28,7 @@ public:
     return cuda::download(buffer);
   }
   CopyRate copy_rate() const override {
-    return {cuda::device_copy_rate(), "device-to-device copy on GPU 0"};
+    return {cuda::device_copy_rate(), "device-to-device copy on GPU 0, bytes read and written"};
   }
 };
 

@@ -4,9 +4,17 @@
 
 namespace chunked::detail {
 
-std::atomic<std::int64_t>* memory_counters() {
-  static std::atomic<std::int64_t> counters[memory_kinds]{};
-  return counters;
+MemoryCounterSlot* memory_counter_slots_array() {
+  static MemoryCounterSlot slots[memory_counter_slots];
+  return slots;
+}
+
+MemoryCounterSlot& memory_counter_slot() {
+  static std::atomic<int> next{0};
+  thread_local MemoryCounterSlot& slot =
+      memory_counter_slots_array()[next.fetch_add(1, std::memory_order_relaxed) %
+                                   memory_counter_slots];
+  return slot;
 }
 
 } // namespace chunked::detail

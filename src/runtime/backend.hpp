@@ -46,8 +46,9 @@ public:
   /// BackendError when the backend holds no such memory.
   virtual std::shared_ptr<Buffer> to_host(const Buffer& buffer) const = 0;
 
-  /// How fast this backend's memory copies, for the report's rates: bytes per second and what
-  /// was measured. Measured once per process, on first use (a few tens of milliseconds).
+  /// How fast this backend's memory copies, for the report's rates: bytes read and written per
+  /// second (a copy's traffic, the ceiling of a program that streams its data) and what was
+  /// measured. Measured once per process, on first use (a few tens of milliseconds).
   struct CopyRate {
     double bytes_per_second = 0; ///< 0 when it cannot be measured
     std::string what;

@@ -41,8 +41,8 @@ std::shared_ptr<Buffer> download(const Buffer& device_buffer);
 /// device), or -1 for host memory and pointers CUDA does not know (-1 without CUDA).
 int pointer_device(const void* p);
 
-/// Bytes per second of a device-to-device copy on device 0 (0 without a device), measured once
-/// per process, for the report's rates.
+/// Bytes read and written per second by a device-to-device copy on device 0 (0 without a
+/// device), measured once per process, for the report's rates.
 double device_copy_rate();
 
 } // namespace chunked::cuda

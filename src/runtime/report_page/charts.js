@@ -116,6 +116,37 @@ function groupSpans(model, categories) {
   return [...groups.values()].sort((a, b) => b.total - a.total);
 }
 
+/// Per block program, the time its GPU kernels and copies kept the GPU busy: their spans (named
+/// by args.program) merged across streams, in us. A program on a GPU reaches its rate there; its
+/// host task only queues the work.
+function gpuBusyByProgram(model) {
+  const intervals = new Map();
+  for (const track of model.tracks)
+    for (const span of track.spans) {
+      const program = span.args.program;
+      if ((span.cat !== "kernel" && span.cat !== "copy") || typeof program !== "string")
+        continue;
+      if (!intervals.has(program))
+        intervals.set(program, []);
+      intervals.get(program).push([span.ts, span.ts + span.dur]);
+    }
+  const busy = new Map();
+  for (const [program, list] of intervals) {
+    list.sort((a, b) => a[0] - b[0]);
+    let total = 0, [lo, hi] = list[0];
+    for (const [a, b] of list.slice(1)) {
+      if (a > hi) {
+        total += hi - lo;
+        [lo, hi] = [a, b];
+      } else {
+        hi = Math.max(hi, b);
+      }
+    }
+    busy.set(program, total + hi - lo);
+  }
+  return busy;
+}
+
 /// One row of the table: the group's name with its colour, then the numbers.
 function programRow(model, g, sectionTotal, copyRate) {
   const row = htmlElement("tr", undefined, "program");
@@ -126,7 +157,8 @@ function programRow(model, g, sectionTotal, copyRate) {
   if (g.cat !== "task")
     name.appendChild(htmlElement("span", ` (${g.cat})`, "note"));
   row.appendChild(name);
-  const rate = g.bytes > 0 && g.total > 0 ? g.bytes / (g.total * 1e-6) : NaN;
+  const time = g.gpuBusy ?? g.total;
+  const rate = g.bytes > 0 && time > 0 ? g.bytes / (time * 1e-6) : NaN;
   const cells = [String(g.calls), formatDuration(g.total), formatDuration(g.total / g.calls),
                  `${(100 * g.total / sectionTotal).toFixed(1)} %`,
                  g.bytes > 0 ? formatBytes(g.bytes) : "—",
@@ -154,8 +186,12 @@ function drawTable(model, input) {
   const sections = [["Block programs (host tasks)", ["task"]],
                     ["GPU kernels and copies", ["kernel", "copy"]]];
   let rows = 0;
+  const busy = gpuBusyByProgram(model);
   for (const [title, categories] of sections) {
     const groups = groupSpans(model, categories);
+    for (const g of groups)
+      if (g.cat === "task" && busy.has(g.name))
+        g.gpuBusy = busy.get(g.name);
     if (groups.length === 0)
       continue;
     const body = htmlElement("tbody");
@@ -174,7 +210,9 @@ function drawTable(model, input) {
     table.appendChild(htmlElement("caption", "The trace has no task, kernel or copy spans."));
   const note = document.getElementById("rate-note");
   note.textContent = "Share: of the section's time. Rate: bytes (of the values computed, or " +
-                     "copied) per second of the program's time summed over its calls. " +
+                     "copied) per second of the program's time summed over its calls; for a " +
+                     "program that ran on a GPU, per second of the time its kernels and copies " +
+                     "kept the GPU busy (merged across streams). " +
                      (copyRate > 0 ? `Copy rate: ${formatRate(copyRate)} ` +
                                          `(${input.copy_rate_label || "copy rate"}).`
                                    : "The machine's copy rate is unknown.");
