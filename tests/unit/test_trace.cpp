@@ -2,8 +2,8 @@
 // ComputeOptions::trace_path and report_path: the trace file parses, has a track per worker with
 // each block task on it, tasks that follow one another on each track, times in order, memory
 // counters and planning; bad paths and failing computations.
-#include "io/json.hpp"
 #include "support/errors.hpp"
+#include "support/trace_events.hpp"
 #include <chunked/chunked.hpp>
 
 #include <gtest/gtest.h>
@@ -23,6 +23,8 @@ namespace {
 
 using namespace chunked;
 using io::Json;
+using test::number_of;
+using test::string_of;
 
 std::string temp_path(const std::string& name) {
   return (std::filesystem::path(::testing::TempDir()) / name).string();
@@ -33,26 +35,6 @@ std::string read_text(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-/// The events of a trace file, checked to be the object form of the format.
-std::vector<Json> events_of(const std::string& path) {
-  const Json trace = Json::parse(read_text(path));
-  const Json* events = trace.find("traceEvents");
-  EXPECT_NE(events, nullptr);
-  if (!events)
-    return {};
-  return events->as_array("traceEvents");
-}
-
-std::string string_of(const Json& event, const char* key) {
-  const Json* v = event.find(key);
-  return v && v->is_string() ? v->as_string(key) : std::string();
-}
-
-double number_of(const Json& event, const char* key) {
-  const Json* v = event.find(key);
-  return v && v->is_number() ? v->as_double(key) : -1.0;
 }
 
 /// The "X" events of `category`.
@@ -74,7 +56,7 @@ TEST(Trace, EachBlockTaskIsOnItsWorkersTrackWithItsProgramAndBlock) {
   const double s = x(slice(none, none, 2), slice(none, none)).sum().item(o);
   EXPECT_EQ(s, x(slice(none, none, 2), slice(none, none)).sum().item());
 
-  const std::vector<Json> events = events_of(path);
+  const std::vector<Json> events = test::trace_events(path);
   const auto tasks = spans(events, "task");
   int programs = 0;
   std::set<std::string> blocks;
@@ -133,7 +115,7 @@ TEST(Trace, TimesAreInOrderAndSpansOnATrackFollowOneAnother) {
   o.trace_path = path;
   (void)(x * 2.0F + 1.0F).mean(Axes{1}).compute(o);
 
-  const std::vector<Json> events = events_of(path);
+  const std::vector<Json> events = test::trace_events(path);
   double last = -1;
   std::map<std::pair<double, double>, std::vector<std::pair<double, double>>> tracks;
   for (const Json& e : events) {
@@ -166,7 +148,7 @@ TEST(Trace, SingleThreadedRunsAndPersistRecordEveryPlan) {
   o.trace_path = path;
   const auto p = (x * 3.0).persist(o);
   EXPECT_EQ(p.sum().item(), 3.0 * 999.0 * 1000.0 / 2.0);
-  const std::vector<Json> events = events_of(path);
+  const std::vector<Json> events = test::trace_events(path);
   int programs = 0;
   for (const Json& t : spans(events, "task")) {
     EXPECT_EQ(number_of(t, "tid"), 0.0);
@@ -204,7 +186,7 @@ TEST(Trace, AFailedComputationStillWritesItsTraceAndRaisesItsOwnError) {
   o.trace_path = path;
   o.num_threads = 2;
   test::expect_error<Error>([&] { (void)y.sum().item(o); }, {"block seven refuses"});
-  const std::vector<Json> events = events_of(path);
+  const std::vector<Json> events = test::trace_events(path);
   EXPECT_FALSE(spans(events, "task").empty());
   EXPECT_EQ(x.sum().item(), 4950.0);
 }
