@@ -266,8 +266,8 @@ void Trace::write_json(std::string& out, const std::function<void(std::string&)>
     case task: {
       const Lane::TaskRecord& r = lanes_[ref.lane]->tasks[ref.index];
       const Named* n = named(r.plan, r.task);
-      append_complete(out, n ? strings_[n->name] : json_string("task " + std::to_string(r.task)), "task",
-                      host_pid, static_cast<int>(ref.lane), r.start, r.end);
+      append_complete(out, n ? strings_[n->name] : json_string("task " + std::to_string(r.task)),
+                      "task", host_pid, static_cast<int>(ref.lane), r.start, r.end);
       fmt::format_to(back, FMT_COMPILE(R"(,"args":{{"kind":"{}")"), n ? n->kind : "task");
       if (n && !n->block.empty())
         fmt::format_to(back, FMT_COMPILE(R"(,"block":"{}")"), n->block);
