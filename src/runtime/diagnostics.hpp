@@ -33,7 +33,8 @@ public:
     const std::int64_t start = trace_->now();
     plan::Plan p = make();
     trace_->span("planning", "plan", start, trace_->now());
-    if (!p.roots.empty())
+    // Only the report shows the plan: a trace alone does not pay for describing it.
+    if (!options_.report_path.empty() && !p.roots.empty())
       plans_ += plan::explain(p, std::string(backend_.name()) + " backend") + "\n";
     return p;
   }
