@@ -7,6 +7,9 @@
 # backend; then the API (the top-level headers, detail/ and src/api/), which may include anything.
 # The storage formats (src/io/: npy, Zarr, codecs) sit between the API and the graph: they
 # include graph and core, the API includes them, and no layer below the API includes them.
+# The MPI backend (src/mpi/, library chunked::mpi) implements runtime's Cluster for the API's
+# <chunked/mpi.hpp>: it includes core, runtime and that header, and nothing in the layers
+# includes it.
 
 cmake_minimum_required(VERSION 3.25)
 
@@ -34,9 +37,10 @@ set(allowed_plan core config ops graph plan)
 set(allowed_runtime core config ops graph plan runtime)
 set(allowed_backend core config random ops graph plan runtime backend)
 set(allowed_io core config ops graph io)
+set(allowed_mpi core config runtime mpi)
 
 set(problems "")
-foreach(layer IN ITEMS core random ops graph plan runtime backend io)
+foreach(layer IN ITEMS core random ops graph plan runtime backend io mpi)
   file(GLOB_RECURSE files "${CHUNKED_SOURCE_DIR}/include/chunked/${layer}/*"
        "${CHUNKED_SOURCE_DIR}/src/${layer}/*")
   foreach(file IN LISTS files)

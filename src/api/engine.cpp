@@ -6,6 +6,8 @@
 #include "runtime/backend.hpp"
 #include "runtime/compute_options_checks.hpp"
 #include "runtime/diagnostics.hpp"
+#include "runtime/distributed/computation.hpp"
+#include "runtime/distributed/remote_block.hpp"
 #include "runtime/log_message.hpp"
 #include "runtime/parallel_for.hpp"
 #include "runtime/spill.hpp"
@@ -92,13 +94,26 @@ Resolved checked(BackendKind requested, const ComputeOptions& options) {
 /// the run's own bookkeeping come out as OutOfMemory like those of its buffers.
 std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, const Resolved& on,
                                              const ComputeOptions& options,
-                                             runtime::Diagnostics& diagnostics) {
+                                             runtime::Diagnostics& diagnostics,
+                                             runtime::ClusterComputation& cluster) {
+  const ComputeOptions local = cluster.backend_options(options, on.backend, on.devices);
   return diagnostics.run(plan, [&] {
-    return reporting_out_of_memory(
-        "running " + std::to_string(plan.tasks.size()) + " tasks on the " + on.backend.name() +
-            " backend",
-        "free memory, or use smaller chunks so that fewer bytes are in flight at once",
-        [&] { return on.backend.execute(plan, options, on.devices); });
+    return cluster.run(plan, on.backend, [&] {
+      return reporting_out_of_memory(
+          "running " + std::to_string(plan.tasks.size()) + " tasks on the " + on.backend.name() +
+              " backend",
+          "free memory, or use smaller chunks so that fewer bytes are in flight at once",
+          [&] { return on.backend.execute(plan, local, on.devices); });
+    });
+  });
+}
+
+/// The plan of `requests` on `on`, agreed with the other ranks of a cluster.
+plan::Plan make_plan(const std::vector<plan::Request>& requests, const Resolved& on,
+                     runtime::Diagnostics& diagnostics, runtime::ClusterComputation& cluster) {
+  return diagnostics.plan([&] {
+    return cluster.agree([&] { return plan::make_plan(requests, on.backend.task_split()); },
+                         on.backend);
   });
 }
 
@@ -118,6 +133,8 @@ void spillable_blocks(std::vector<std::shared_ptr<Buffer>>& blocks, const runtim
     return backend.host_buffer(bytes, {});
   };
   for (auto& block : blocks) {
+    if (dynamic_cast<const runtime::RemoteBlock*>(block.get()))
+      continue; // another rank's
     if (block->space().kind == MemorySpace::Kind::device) {
       if (on_device + block->bytes() <= device_limit) {
         on_device += block->bytes();
@@ -158,7 +175,8 @@ persist_groups(const graph::Node& node, const Resolved& on, const ComputeOptions
 std::vector<std::shared_ptr<Buffer>> persist_rows(const graph::NodePtr& node, std::size_t lo,
                                                   std::size_t hi, const Resolved& on,
                                                   const ComputeOptions& options,
-                                                  runtime::Diagnostics& diagnostics) {
+                                                  runtime::Diagnostics& diagnostics,
+                                                  std::vector<int>& owners) {
   graph::NodePtr part = node;
   const std::size_t rows = node->grid.ndim() == 0 ? 1 : node->grid.lengths(0).size();
   if (lo != 0 || hi != rows) {
@@ -174,11 +192,18 @@ std::vector<std::shared_ptr<Buffer>> persist_rows(const graph::NodePtr& node, st
   plan::Request r;
   r.node = part;
   r.kind = plan::Request::Kind::blocks;
-  plan::Plan p = diagnostics.plan([&] { return plan::make_plan({r}, on.backend.task_split()); });
-  auto outputs = execute(p, on, options, diagnostics);
+  runtime::ClusterComputation cluster(options);
+  plan::Plan p = make_plan({r}, on, diagnostics, cluster);
+  auto outputs = execute(p, on, options, diagnostics, cluster);
   std::vector<std::shared_ptr<Buffer>> blocks;
   for (plan::TaskId id : p.result_blocks[0])
     blocks.push_back(std::move(outputs[id]));
+  if (cluster.active()) {
+    // Over a cluster each rank keeps the blocks it computed.
+    const auto owned =
+        runtime::keep_owned_blocks(p, cluster.owners(), cluster.rank(), p.result_blocks[0], blocks);
+    owners.insert(owners.end(), owned.begin(), owned.end());
+  }
   return blocks;
 }
 
@@ -200,9 +225,9 @@ void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
     r.destination = plan::Destination{t.data, t.node->dtype, t.node->shape, t.space};
     requests.push_back(std::move(r));
   }
-  plan::Plan p =
-      diagnostics.plan([&] { return plan::make_plan(requests, on.backend.task_split()); });
-  execute(p, on, options, diagnostics);
+  runtime::ClusterComputation cluster(options);
+  plan::Plan p = make_plan(requests, on, diagnostics, cluster);
+  execute(p, on, options, diagnostics, cluster);
   diagnostics.finish();
 }
 
@@ -215,7 +240,7 @@ graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend,
   data->grid = node->grid;
   std::size_t on_device = 0;
   for (const auto& [lo, hi] : persist_groups(*node, on, options)) {
-    auto blocks = persist_rows(node, lo, hi, on, options, diagnostics);
+    auto blocks = persist_rows(node, lo, hi, on, options, diagnostics, data->owners);
     spillable_blocks(blocks, on.backend, options, on_device);
     data->blocks.insert(data->blocks.end(), blocks.begin(), blocks.end());
   }
@@ -236,9 +261,9 @@ void write_blocks(const graph::NodePtr& node, graph::BlockSink& sink, BackendKin
     r.sink = &sink;
     requests.push_back(std::move(r));
   }
-  plan::Plan p =
-      diagnostics.plan([&] { return plan::make_plan(requests, on.backend.task_split()); });
-  execute(p, on, options, diagnostics);
+  runtime::ClusterComputation cluster(options);
+  plan::Plan p = make_plan(requests, on, diagnostics, cluster);
+  execute(p, on, options, diagnostics, cluster);
   diagnostics.finish();
 }
 

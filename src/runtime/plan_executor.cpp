@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The executor code every backend shares (plan_executor.hpp).
 #include "runtime/plan_executor.hpp"
+#include "runtime/distributed/distribution.hpp"
+#include "runtime/distributed/run.hpp"
+#include "runtime/partition.hpp"
 #include "runtime/spill.hpp"
 
 namespace chunked::runtime {
@@ -13,25 +16,10 @@ std::vector<std::vector<plan::TaskId>> consumer_lists(const plan::Plan& plan) {
   return consumers;
 }
 
-namespace {
-
-/// The block of `stage.blocks` that task box `box` (of `stage.grid`) lies in: a cut keeps each
-/// box inside one block, so the block holding its first element.
-index_t block_of_box(const plan::Stage& stage, index_t box) {
-  const auto origin = stage.grid.block_offset(stage.grid.block_index(box));
-  index_t block = 0;
-  for (std::size_t k = 0; k < origin.size(); ++k)
-    block = block * static_cast<index_t>(stage.blocks.lengths(static_cast<index_t>(k)).size()) +
-            stage.blocks.block_containing(static_cast<index_t>(k), origin[k]);
-  return block;
-}
-
-} // namespace
-
-TaskGraph task_graph(const plan::Plan& plan, std::span<const int> worker) {
+TaskGraph task_graph(const plan::Plan& plan, std::span<const int> worker, const LocalTasks* local) {
   TaskGraph graph;
   std::size_t edges = 0;
-  for (const auto& deps : plan.deps)
+  for (const auto& deps : local ? local->deps : plan.deps)
     edges += deps.size();
   graph.reserve(plan.tasks.size(), edges);
   // Per cut stage, the number of its first block among the graph's blocks of parts.
@@ -44,14 +32,16 @@ TaskGraph task_graph(const plan::Plan& plan, std::span<const int> worker) {
     }
   for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
     const plan::Task& task = plan.tasks[i];
-    const int w = worker.empty() ? -1 : worker[i];
-    const bool program = task.kind == plan::TaskKind::program;
+    const bool here = !local || local->here[i] != 0;
+    const int w = worker.empty() || !here ? -1 : worker[i];
+    const bool program = here && task.kind == plan::TaskKind::program;
+    const auto& deps = local ? local->deps[i] : plan.deps[i];
     if (program && plan.stages[task.index].cut)
-      graph.add_part(plan.deps[i], w,
-                     first_block[task.index] + static_cast<std::uint32_t>(block_of_box(
+      graph.add_part(deps, w,
+                     first_block[task.index] + static_cast<std::uint32_t>(block_of_cut_box(
                                                    plan.stages[task.index], task.block)));
     else
-      graph.add(plan.deps[i], w, program);
+      graph.add(deps, w, program);
   }
   return graph;
 }
@@ -152,7 +142,7 @@ private:
 
 } // namespace
 
-void run_plan(const plan::Plan& plan, TaskExecutor& exec, int workers,
+void run_plan(const plan::Plan& plan, PlanExecutor& exec, int workers,
               const ComputeOptions& options, std::span<const int> worker) {
   std::vector<std::uint8_t> keep(plan.tasks.size(), 0);
   bool read_results = false;
@@ -162,12 +152,15 @@ void run_plan(const plan::Plan& plan, TaskExecutor& exec, int workers,
   for (const auto& deps : plan.deps)
     for (plan::TaskId d : deps)
       read_results = read_results || keep[d] != 0;
-  if (!read_results) {
-    run_graph(task_graph(plan, worker), exec, workers, options);
+  std::optional<KeepingResults> keeping;
+  if (read_results)
+    keeping.emplace(exec, std::move(keep));
+  TaskExecutor& tasks = keeping ? static_cast<TaskExecutor&>(*keeping) : exec;
+  if (Distribution* d = current_distribution()) {
+    run_distributed(plan, exec, tasks, workers, options, worker, *d);
     return;
   }
-  KeepingResults keeping(exec, std::move(keep));
-  run_graph(task_graph(plan, worker), keeping, workers, options);
+  run_graph(task_graph(plan, worker), tasks, workers, options);
 }
 
 } // namespace chunked::runtime

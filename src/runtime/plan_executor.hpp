@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -51,12 +52,22 @@ template <class F> void for_each_input(const plan::Plan& plan, std::size_t t, F&
 /// Per task of `plan`, the tasks that depend on it, in increasing order.
 std::vector<std::vector<plan::TaskId>> consumer_lists(const plan::Plan& plan);
 
+/// One rank's part of a plan run over a cluster (runtime/distributed/run.cpp): per task, the
+/// dependencies it keeps and whether this rank computes it (only those count for progress and
+/// are pinned to their worker).
+struct LocalTasks {
+  std::vector<std::vector<plan::TaskId>> deps;
+  std::vector<std::uint8_t> here;
+};
+
 /// The task graph of `plan`: its dependencies, each task pinned to `worker[task]` (any worker
-/// when `worker` is empty). Progress counts the blocks of program tasks: one per task, but where
-/// a stage cuts an array's blocks into several tasks (Stage::cut: pieces of a materialised block,
-/// boxes of a result or of a reduction's input), the tasks of one block are parts of it, so the
-/// count is the array's blocks whatever the backend's cut. Work bytes count every task.
-TaskGraph task_graph(const plan::Plan& plan, std::span<const int> worker = {});
+/// when `worker` is empty); with `local`, that rank's part. Progress counts the blocks of program
+/// tasks: one per task, but where a stage cuts an array's blocks into several tasks (Stage::cut:
+/// pieces of a materialised block, boxes of a result or of a reduction's input), the tasks of one
+/// block are parts of it, so the count is the array's blocks whatever the backend's cut. Work bytes
+/// count every task.
+TaskGraph task_graph(const plan::Plan& plan, std::span<const int> worker = {},
+                     const LocalTasks* local = nullptr);
 
 /// When finalizing combine task `combine` produces values that its one consumer, a program task
 /// writing a caller's destination, only copies there unchanged and in the order the combine
@@ -79,6 +90,14 @@ public:
     dispatch(id, worker);
     return plan_.work_bytes(id);
   }
+
+  // ---- Over a cluster (runtime/distributed/run.cpp)
+  /// Makes `buffer`, host memory of the backend's host_buffer() holding the output of task
+  /// `id` that another rank computed, that task's output here, as if it had run here.
+  virtual void adopt_output(TaskId id, std::shared_ptr<Buffer> buffer) = 0;
+  /// The output of task `id`, which ran on worker `worker`, complete and in host memory (the
+  /// buffer itself where it is there), to send to another rank.
+  virtual std::shared_ptr<const Buffer> host_output(TaskId id, int worker) = 0;
 
 protected:
   /// Calls the member below that the task's kind names.
@@ -113,8 +132,9 @@ protected:
 };
 
 /// Runs every task of `plan` with `exec` on `workers` workers (see run_graph), tasks pinned as
-/// `worker` says (empty: any worker).
-void run_plan(const plan::Plan& plan, TaskExecutor& exec, int workers,
+/// `worker` says (empty: any worker). In a computation over a cluster (current_distribution()),
+/// only this rank's part, exchanging blocks with the other ranks.
+void run_plan(const plan::Plan& plan, PlanExecutor& exec, int workers,
               const ComputeOptions& options, std::span<const int> worker = {});
 
 } // namespace chunked::runtime

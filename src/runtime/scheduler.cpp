@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // run_graph: join-counter scheduling of a TaskGraph on worker threads or inline.
 #include "runtime/scheduler.hpp"
+#include "runtime/external_gate.hpp"
 #include "runtime/job_control.hpp"
 #include "runtime/trace.hpp"
 
@@ -115,11 +116,11 @@ struct alignas(64) WorkerSlot {
 // worker takes the shared lock once per visit: to queue the successors it made ready and take its
 // next tasks. One queue keeps the lowest-id-first order exact for block-sized tasks; for tiny
 // tasks, workers take small batches (BatchSizer) and the order is lowest-first per batch.
-class ThreadedRun {
+class ThreadedRun final : public ExternalGate::Listener {
 public:
   ThreadedRun(const TaskGraph& graph, TaskExecutor& executor, int num_workers,
-              ProgressReporter& progress, CancelFlag cancel)
-      : graph_(graph), executor_(executor), progress_(progress), cancel_(cancel),
+              ProgressReporter& progress, CancelFlag cancel, ExternalGate* gate)
+      : graph_(graph), executor_(executor), progress_(progress), cancel_(cancel), gate_(gate),
         trace_(current_trace()), num_workers_(num_workers), successors_(graph),
         join_(new Counter[graph.size()]), consumers_(new Counter[graph.size()]),
         parts_left_(new Counter[graph.parts().size()]), finished_(new std::uint8_t[graph.size()]()),
@@ -130,7 +131,7 @@ public:
     std::vector<std::size_t> pinned_count(static_cast<std::size_t>(num_workers), 0);
     std::size_t unpinned_count = 0;
     for (TaskId t = 0; t < n; ++t) {
-      join_[t].store(static_cast<std::uint32_t>(graph.dependencies(t).size()),
+      join_[t].store(static_cast<std::uint32_t>(graph.dependencies(t).size()) + waits(t),
                      std::memory_order_relaxed);
       consumers_[t].store(successors_.count(t), std::memory_order_relaxed);
       const int w = graph.worker(t);
@@ -142,14 +143,33 @@ public:
       slots_[w].pinned.reserve(pinned_count[static_cast<std::size_t>(w)]);
     idle_.reserve(static_cast<std::size_t>(num_workers));
     for (TaskId t = 0; t < n; ++t)
-      if (graph.dependencies(t).empty())
+      if (graph.dependencies(t).empty() && waits(t) == 0)
         (graph.worker(t) >= 0 ? slots_[graph.worker(t)].pinned : ready_).push_back(t);
   }
+
+  // A gated task whose gate opened: one dependency fewer.
+  void opened(TaskId task) override {
+    if (join_[task].fetch_sub(1, std::memory_order_acq_rel) != 1)
+      return;
+    std::vector<int> to_wake;
+    {
+      std::lock_guard lock(mutex_);
+      if (stop_)
+        return;
+      push_ready_locked({task}, to_wake);
+      if (graph_.worker(task) < 0)
+        wake_idle_locked(1, to_wake); // any sleeping worker takes it
+    }
+    notify(to_wake);
+  }
+
+  void failed(std::exception_ptr error) override { record_error(std::move(error)); }
 
   // Runs the graph with the calling thread as worker 0; rethrows the first error after cleanup.
   void execute() {
     if (trace_)
       trace_->begin_graph(num_workers_);
+    Listening listening(gate_, this);
     std::vector<std::thread> threads;
     try {
       threads.reserve(static_cast<std::size_t>(num_workers_ - 1));
@@ -166,6 +186,7 @@ public:
     worker_main(0);
     for (std::thread& thread : threads)
       thread.join();
+    listening.stop();
     if (error_) {
       release_held();
       progress_.finish(true);
@@ -175,6 +196,8 @@ public:
   }
 
 private:
+  std::uint32_t waits(TaskId t) const { return gate_ && gate_->gated(t) ? 1 : 0; }
+
   void worker_main(int w) {
     const TraceScope traced(trace_, w); // what the tasks record (code generation) goes to its lane
     std::vector<int> to_wake;
@@ -392,7 +415,8 @@ private:
   TaskExecutor& executor_;
   ProgressReporter& progress_;
   const CancelFlag cancel_;
-  Trace* const trace_; // the computation's, or null
+  ExternalGate* const gate_; // tasks opened from outside, or null
+  Trace* const trace_;       // the computation's, or null
   const int num_workers_;
   const Successors successors_;
   std::unique_ptr<Counter[]> join_;          // dependencies not yet finished
@@ -412,7 +436,9 @@ private:
 
 // Single worker in id order: ids are topological, so the lowest ready task is always the next id.
 void run_inline(const TaskGraph& graph, TaskExecutor& executor, ProgressReporter& progress,
-                CancelFlag cancel) {
+                CancelFlag cancel, ExternalGate* gate) {
+  GateWaiter gated(gate ? graph.size() : 0);
+  Listening listening(gate, &gated);
   const std::size_t n = graph.size();
   std::vector<std::uint32_t> consumers(n, 0);
   for (TaskId t = 0; t < n; ++t)
@@ -427,6 +453,11 @@ void run_inline(const TaskGraph& graph, TaskExecutor& executor, ProgressReporter
     for (TaskId t = 0; t < n; ++t) {
       if (cancel_requested(cancel))
         throw Error(cancelled_message);
+      if (gate) {
+        gated.check();
+        if (gate->gated(t))
+          gated.wait(t);
+      }
       const int w = std::max(graph.worker(t), 0);
       const std::uint64_t bytes = trace ? traced_run(*trace, executor, t, w) : executor.run(t, w);
       finished = t + 1;
@@ -440,6 +471,7 @@ void run_inline(const TaskGraph& graph, TaskExecutor& executor, ProgressReporter
       progress.maybe_report();
     }
   } catch (...) {
+    listening.stop();
     for (TaskId t = 0; t < finished; ++t) {
       if (consumers[t] == 0)
         continue;
@@ -478,7 +510,7 @@ private:
 } // namespace
 
 void run_graph(const TaskGraph& graph, TaskExecutor& executor, int num_workers,
-               const ComputeOptions& options) {
+               const ComputeOptions& options, ExternalGate* gate) {
   if (num_workers < 1)
     throw ValueError("run_graph: num_workers is " + std::to_string(num_workers) +
                      "; expected at least 1");
@@ -497,7 +529,7 @@ void run_graph(const TaskGraph& graph, TaskExecutor& executor, int num_workers,
     throw Error(cancelled_message);
   }
   if (options.scheduler == Scheduler::single_threaded) {
-    run_inline(graph, executor, progress, cancel);
+    run_inline(graph, executor, progress, cancel, gate);
     return;
   }
   if (graph.empty()) {
@@ -508,7 +540,7 @@ void run_graph(const TaskGraph& graph, TaskExecutor& executor, int num_workers,
   const int workers = std::max(
       static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(num_workers), graph.size())),
       graph.max_worker() + 1);
-  ThreadedRun(graph, executor, workers, progress, cancel).execute();
+  ThreadedRun(graph, executor, workers, progress, cancel, gate).execute();
 }
 
 int default_num_threads(const ComputeOptions& options) {

@@ -9,6 +9,8 @@
 
 namespace chunked::runtime {
 
+class ExternalGate;
+
 /// Runs the tasks of a TaskGraph; the scheduler knows tasks only by id.
 ///
 /// With `Scheduler::threads`, `run` and `release` are called from several threads at once (for
@@ -45,9 +47,12 @@ public:
 /// reads this run's counts, and its cancel flag is read before each task starts: once set, the
 /// run ends as after a failure, with chunked::Error(cancelled_message).
 ///
+/// With a `gate`, its gated tasks also wait for the gate to open them, and the gate's fail()
+/// ends the run as a failing task does (runtime/external_gate.hpp).
+///
 /// Throws ValueError when `num_workers < 1` or a task is pinned to a worker `>= num_workers`.
 void run_graph(const TaskGraph& graph, TaskExecutor& executor, int num_workers,
-               const ComputeOptions& options);
+               const ComputeOptions& options, ExternalGate* gate = nullptr);
 
 /// `options.num_threads` when positive, else the number of hardware threads (at least 1).
 /// Throws ValueError when `options.num_threads` is negative.

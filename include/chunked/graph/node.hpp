@@ -30,6 +30,10 @@ struct StoredData {
   DType dtype = DType::float64;
   ChunkGrid grid;
   std::vector<std::shared_ptr<Buffer>> blocks;
+  /// Blocks persisted over a cluster's ranks (ComputeOptions::cluster): per block, the rank that
+  /// holds it; on the other ranks its entry in `blocks` only stands for it (no memory). Empty:
+  /// every rank holds every block.
+  std::vector<int> owners;
   // ---- Borrowed memory (from_host_view, from_device)
   /// When set, the values are not in `blocks` (empty) but in this one buffer of the whole array,
   /// element (i_0, ...) at `sum_k i_k * strides[k]` (elements): memory the caller owns, which the

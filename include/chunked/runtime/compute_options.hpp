@@ -2,11 +2,13 @@
 // ComputeOptions: how a compute() call runs (scheduler, workers, devices, memory, progress).
 #pragma once
 
+#include <chunked/runtime/cluster.hpp>
 #include <chunked/runtime/memory_resource.hpp>
 #include <chunked/runtime/progress.hpp>
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -109,6 +111,16 @@ struct ComputeOptions {
   /// the CPU ignore it. from_host() makes its blocks when called, outside any computation: they do
   /// not come from it.
   MemoryResource* pinned_memory_resource = nullptr;
+
+  // ---- Distributed (DESIGN 8.6) ----
+  /// The ranks that share this computation (`chunked::mpi::cluster(comm)`); null = this process
+  /// alone. Every rank must make the same call on the same graph. Each rank runs the tasks of
+  /// the blocks it owns on its own threads or GPU (with `devices` empty, the GPU its local rank
+  /// picks); `compute()`, `item()` and `to_host()` return the whole result on every rank,
+  /// bitwise equal to one process's; `persist()` keeps on each rank the blocks it owns;
+  /// `to_zarr()` and `save_npy()` write each rank's blocks from that rank. Progress, traces and
+  /// reports describe this rank's part.
+  std::shared_ptr<Cluster> cluster;
 };
 
 /// Throws ValueError naming the field when an option is out of range (a negative thread or

@@ -17,6 +17,8 @@
 #include "backend/cuda/user_stream.hpp"
 #include "plan/partial.hpp"
 #include "runtime/block_io_call.hpp"
+#include "runtime/distributed/distribution.hpp"
+#include "runtime/partition.hpp"
 #include "runtime/plan_executor.hpp"
 #include "runtime/user_call.hpp"
 
@@ -90,7 +92,8 @@ public:
     // as soon as its last reader is queued.
     for (std::size_t t = 0; t < plan_.tasks.size(); ++t)
       runtime::for_each_input(plan_, t, [&](const InputRef& ref) {
-        if (ref.kind == InputRef::Kind::stored)
+        if (ref.kind == InputRef::Kind::stored &&
+            runtime::task_runs_here(static_cast<plan::TaskId>(t)))
           slots_[static_cast<std::size_t>(worker_[t])]->memory.expect_read(ref.stored);
       });
     for (const plan::Destination& dst : plan_.destinations)
@@ -156,6 +159,21 @@ public:
         wait_for(device_buffer->stream(), *done_[c], device_buffer->space().device);
   }
 
+  /// A received output stays in the host memory it arrived in (page-locked): the tasks that read
+  /// it upload it as any host input.
+  void adopt_output(runtime::TaskId id, std::shared_ptr<Buffer> buffer) override {
+    outputs_[id] = std::move(buffer);
+  }
+  /// Waits for the task's work, then copies its output to page-locked host memory.
+  std::shared_ptr<const Buffer> host_output(runtime::TaskId id, int) override {
+    if (done_[id])
+      done_[id]->synchronize();
+    const std::shared_ptr<Buffer>& buffer = outputs_[id];
+    if (buffer->space().kind == MemorySpace::Kind::host)
+      return buffer;
+    return download(*buffer);
+  }
+
   /// Waits for every device and finishes the host side of downloads; the result blocks.
   std::vector<std::shared_ptr<Buffer>> finish() {
     // Later work on the user's stream comes after this computation's (results in device memory).
@@ -181,27 +199,10 @@ private:
     return all;
   }
 
-  /// Program and load tasks go to devices by block number (contiguous ranges per device);
-  /// gathers, combines and writes follow the device of their first input made by a task.
+  /// Tasks go to devices by the fixed partition (runtime/partition.hpp) that spreads them over
+  /// the ranks of a cluster too.
   void assign_workers() {
-    const auto ndev = static_cast<index_t>(slots_.size());
-    for (std::size_t t = 0; t < plan_.tasks.size(); ++t) {
-      const plan::Task& task = plan_.tasks[t];
-      int w = -1;
-      if (task.kind == TaskKind::program || task.kind == TaskKind::load) {
-        // Loads too: they read nothing in memory, and their readers follow them.
-        const ChunkGrid& grid = task.kind == TaskKind::program ? plan_.stages[task.index].grid
-                                                               : plan_.loads[task.index].grid;
-        const index_t nb = std::max<index_t>(grid.numblocks(), 1);
-        w = static_cast<int>(task.block * ndev / nb);
-      } else {
-        runtime::for_each_input(plan_, t, [&](const InputRef& ref) {
-          if (w < 0 && ref.kind == InputRef::Kind::task)
-            w = worker_[ref.task];
-        });
-      }
-      worker_[t] = std::clamp(w, 0, static_cast<int>(ndev) - 1);
-    }
+    worker_ = runtime::partition_tasks(plan_, static_cast<int>(slots_.size()));
   }
 
   static bool is_pinned(const void* host) {
@@ -222,7 +223,7 @@ private:
     const Buffer* buf = outputs_[ref.task].get();
     if (!buf)
       throw BackendError("Cuda backend: a task input is missing (released too early)");
-    if (stream_of_[ref.task] != s.get())
+    if (done_[ref.task] && stream_of_[ref.task] != s.get()) // none: received from another rank
       wait_for(s.get(), *done_[ref.task], d.id());
     const MemorySpace space = buf->space();
     if (space.kind == MemorySpace::Kind::device && space.device == d.id())

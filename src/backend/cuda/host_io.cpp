@@ -3,6 +3,7 @@
 #include "backend/cuda/host_io.hpp"
 
 #include "runtime/block_io_call.hpp"
+#include "runtime/distributed/distribution.hpp"
 #include "runtime/parallel_for.hpp"
 #include "runtime/plan_executor.hpp"
 
@@ -50,7 +51,8 @@ HostIo::HostIo(const plan::Plan& plan) : plan_(plan), load_of_task_(plan.tasks.s
   for (std::size_t t = 0; t < plan.tasks.size(); ++t) {
     const plan::Task& task = plan.tasks[t];
     writes = writes || task.kind == plan::TaskKind::write;
-    if (task.kind != plan::TaskKind::load)
+    // Over a cluster, another rank reads the loads it computes.
+    if (task.kind != plan::TaskKind::load || !runtime::task_runs_here(static_cast<plan::TaskId>(t)))
       continue;
     load_of_task_[t] = static_cast<std::uint32_t>(loads_.size());
     Load load;
