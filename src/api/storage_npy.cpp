@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // load_npy and save_npy: npy files as lazy leaves and as the destination of a computation.
+#include "api/single_writer.hpp"
 #include "io/npy_file.hpp"
 
 #include <chunked/detail/engine.hpp>
@@ -17,6 +18,7 @@ graph::NodePtr open_npy(const std::filesystem::path& path, DType dtype, const Ch
 
 void save_npy(const std::filesystem::path& path, const graph::NodePtr& node, BackendKind backend,
               const ComputeOptions& options) {
+  check_single_writer(options, "save_npy", path);
   io::NpySink sink(path.string(), node->dtype, node->shape);
   write_blocks(node, sink, backend, options);
   sink.commit();

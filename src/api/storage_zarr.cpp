@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // from_zarr and to_zarr: Zarr stores as lazy leaves and as the destination of a computation.
+#include "api/single_writer.hpp"
 #include "api/zarr_options.hpp"
 #include "io/codec.hpp"
 #include "io/zarr_store.hpp"
@@ -44,6 +45,7 @@ graph::NodePtr open_zarr(const std::filesystem::path& path, DType dtype) {
 
 void save_zarr(const std::filesystem::path& path, const graph::NodePtr& node,
                const ZarrOptions& zarr, BackendKind backend, const ComputeOptions& options) {
+  check_single_writer(options, "to_zarr", path);
   bool regular = true;
   const std::vector<index_t> chunks = store_chunks(node->grid, regular);
   const io::ZarrMeta meta = zarr_meta_for(zarr, node->dtype, node->shape, chunks, path.string());

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -129,6 +130,20 @@ TEST(Distributed, AFailingRankMakesEveryRankRaise) {
     EXPECT_NE(std::string(e.what()).find("block (3, 1) refused"), std::string::npos) << e.what();
   }
   EXPECT_EQ(x.sum().item(over_ranks()), x.sum().item(alone()));
+}
+
+} // namespace
+
+namespace {
+
+TEST(Distributed, WritingFilesFromSeveralRanksIsRefused) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size == 1)
+    GTEST_SKIP() << "one rank writes its files as one process does";
+  EXPECT_THROW(to_zarr("never-written.zarr", x, {}, over_ranks()), ValueError);
+  EXPECT_THROW(save_npy("never-written.npy", x, over_ranks()), ValueError);
+  EXPECT_FALSE(std::filesystem::exists("never-written.zarr"));
 }
 
 } // namespace
