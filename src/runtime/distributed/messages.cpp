@@ -35,7 +35,7 @@ Messages::~Messages() {
 }
 
 void Messages::send(int to, int tag, const void* data, std::size_t bytes,
-                    std::shared_ptr<const void> keep) {
+                    const std::shared_ptr<const void>& keep) {
   const auto* p = static_cast<const char*>(data);
   std::size_t offset = 0;
   do {

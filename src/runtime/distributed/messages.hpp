@@ -41,7 +41,8 @@ public:
 
   /// Starts sending `bytes` bytes at `data` to rank `to` under `tag`; `keep` holds the memory
   /// until the last piece is sent.
-  void send(int to, int tag, const void* data, std::size_t bytes, std::shared_ptr<const void> keep);
+  void send(int to, int tag, const void* data, std::size_t bytes,
+            const std::shared_ptr<const void>& keep);
 
   /// Moves messages along: receives what has arrived, finishes sends. Returns whether anything
   /// happened (callers back off when nothing does).

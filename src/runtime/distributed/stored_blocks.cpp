@@ -144,6 +144,7 @@ std::vector<std::shared_ptr<Buffer>> fetch_stored_blocks(plan::Plan& plan, const
   for (auto& [ref, key] : rewrite)
     ref->stored = arrived.at(key).get();
   std::vector<std::shared_ptr<Buffer>> copies;
+  copies.reserve(arrived.size());
   for (auto& [key, buffer] : arrived)
     copies.push_back(std::move(buffer));
   return copies;
