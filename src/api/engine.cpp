@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -96,7 +97,11 @@ std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, const Resolved& o
                                              const ComputeOptions& options,
                                              runtime::Diagnostics& diagnostics,
                                              runtime::ClusterComputation& cluster) {
-  const ComputeOptions local = cluster.backend_options(options, on.backend, on.devices);
+  // A copy of the options only over a cluster: tiny computations should not pay for one.
+  std::optional<ComputeOptions> for_rank;
+  if (cluster.active())
+    for_rank = cluster.backend_options(options, on.backend, on.devices);
+  const ComputeOptions& local = for_rank ? *for_rank : options;
   return diagnostics.run(plan, [&] {
     return cluster.run(plan, on.backend, [&] {
       return reporting_out_of_memory(

@@ -20,8 +20,9 @@ namespace chunked::runtime {
 
 using plan::output_bytes;
 
-/// Calls f(const plan::InputRef&) for every buffer task `t` of `plan` reads, in order.
-template <class F> void for_each_input(const plan::Plan& plan, std::size_t t, F&& f) {
+/// Calls f(InputRef&) for every buffer task `t` of `plan` reads, in order; the references are
+/// writable when `plan` is.
+template <class P, class F> void for_each_input(P& plan, std::size_t t, F&& f) {
   const plan::Task& task = plan.tasks[t];
   switch (task.kind) {
   case plan::TaskKind::program:
@@ -30,7 +31,7 @@ template <class F> void for_each_input(const plan::Plan& plan, std::size_t t, F&
     break;
   case plan::TaskKind::gather:
   case plan::TaskKind::assemble:
-    for (const auto& piece : plan.gathers[task.index])
+    for (auto& piece : plan.gathers[task.index])
       f(piece.source);
     break;
   case plan::TaskKind::combine:

@@ -3,6 +3,7 @@
 #include "runtime/distributed/stored_blocks.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/distributed/messages.hpp"
+#include "runtime/plan_executor.hpp"
 #include "runtime/spill.hpp"
 
 #include <chunked/core/error.hpp>
@@ -40,27 +41,6 @@ std::unordered_map<const Buffer*, int> persisted_owners(const plan::Plan& plan) 
   return owners;
 }
 
-/// Calls f(InputRef&) for each buffer task `t` reads, as for_each_input, but writable.
-template <class F> void for_each_input_ref(plan::Plan& plan, std::size_t t, F&& f) {
-  const plan::Task& task = plan.tasks[t];
-  switch (task.kind) {
-  case plan::TaskKind::gather:
-  case plan::TaskKind::assemble:
-    for (auto& piece : plan.gathers[task.index])
-      f(piece.source);
-    break;
-  case plan::TaskKind::program:
-  case plan::TaskKind::scan:
-  case plan::TaskKind::user:
-  case plan::TaskKind::write:
-    for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
-      f(plan.inputs[j].ref);
-    break;
-  default:
-    break; // combines read partials; joins and loads read no stored block
-  }
-}
-
 /// A host copy of a block this rank holds, to send: its own memory where it is on the host.
 std::shared_ptr<const Buffer> sendable(const Buffer& block, std::shared_ptr<const Buffer> self) {
   if (const auto* spillable = dynamic_cast<const SpillableBuffer*>(&block)) {
@@ -87,7 +67,7 @@ std::vector<std::shared_ptr<Buffer>> fetch_stored_blocks(plan::Plan& plan, const
   std::set<std::pair<int, int>> to_send;                   // (key, rank)
   std::vector<std::pair<plan::InputRef*, int>> rewrite;    // refs to point at copies
   for (std::size_t t = 0; t < plan.tasks.size(); ++t)
-    for_each_input_ref(plan, t, [&](plan::InputRef& ref) {
+    for_each_input(plan, t, [&](plan::InputRef& ref) {
       if (ref.kind != plan::InputRef::Kind::stored)
         return;
       const auto owner = owners.find(ref.stored);
