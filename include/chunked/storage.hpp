@@ -79,6 +79,11 @@ ChunkedArray<T, B> load_npy(const std::filesystem::path& path, const Chunks& chu
 /// renamed over it when complete: on failure (an error in the computation, a full disk) the
 /// partial file is removed and a file already at `path` is left as it was. Errors of the
 /// computation surface as from compute(); an unwritable path is a chunked::Error naming it.
+///
+/// Over `ComputeOptions::cluster` every rank calls it with the same path, on a file system all
+/// ranks share: rank 0 creates the temporary file, each rank writes the blocks it computes, and
+/// rank 0 renames the file into place once every rank has written; a failure on any rank makes
+/// every rank raise and leaves `path` as it was.
 template <class T, class B>
 void save_npy(const std::filesystem::path& path, const ChunkedArray<T, B>& array,
               const ComputeOptions& opts = {}) {
@@ -110,6 +115,11 @@ ChunkedArray<T, B> from_zarr(const std::filesystem::path& path, const Chunks& ch
 /// store is built beside `path` and moved there when complete, so that a failed write leaves
 /// nothing, or the old store with `overwrite`, at `path`. Edge chunks are stored whole, padded
 /// with the fill value, as Zarr stores them.
+///
+/// Over `ComputeOptions::cluster` every rank calls it with the same path, on a file system all
+/// ranks share: rank 0 creates the store's directory and writes the metadata, each rank writes
+/// the chunks of the blocks it computes, and rank 0 moves the store into place once every rank
+/// has written; a failure on any rank makes every rank raise and leaves `path` as it was.
 ///
 /// ValueError at the call for an unknown version or compressor, a bad level, separator, blosc
 /// setting, attributes that are not a JSON object, dimension names not one per axis, or an

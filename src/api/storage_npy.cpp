@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // load_npy and save_npy: npy files as lazy leaves and as the destination of a computation.
-#include "api/single_writer.hpp"
+#include "api/shared_write.hpp"
 #include "io/npy_file.hpp"
 
 #include <chunked/detail/engine.hpp>
 #include <chunked/storage.hpp>
+
+#include <optional>
 
 namespace chunked::detail {
 
@@ -18,10 +20,19 @@ graph::NodePtr open_npy(const std::filesystem::path& path, DType dtype, const Ch
 
 void save_npy(const std::filesystem::path& path, const graph::NodePtr& node, BackendKind backend,
               const ComputeOptions& options) {
-  check_single_writer(options, "save_npy", path);
-  io::NpySink sink(path.string(), node->dtype, node->shape);
-  write_blocks(node, sink, backend, options);
-  sink.commit();
+  std::optional<io::NpySink> sink;
+  WriteSteps steps;
+  steps.create = [&] {
+    sink.emplace(path.string(), node->dtype, node->shape);
+    return sink->temp();
+  };
+  steps.join = [&](const std::string& temp, const std::string& what) {
+    sink.emplace(path.string(), temp, node->dtype, node->shape, what);
+  };
+  steps.write = [&] { write_blocks(node, *sink, backend, options); };
+  steps.commit = [&] { sink->commit(); };
+  steps.discard = [&] { sink.reset(); };
+  write_through(steps, options);
 }
 
 } // namespace chunked::detail

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // from_zarr and to_zarr: Zarr stores as lazy leaves and as the destination of a computation.
-#include "api/single_writer.hpp"
+#include "api/shared_write.hpp"
 #include "api/zarr_options.hpp"
 #include "io/codec.hpp"
 #include "io/zarr_store.hpp"
@@ -9,6 +9,7 @@
 #include <chunked/storage.hpp>
 
 #include <algorithm>
+#include <optional>
 
 namespace chunked::detail {
 
@@ -45,16 +46,27 @@ graph::NodePtr open_zarr(const std::filesystem::path& path, DType dtype) {
 
 void save_zarr(const std::filesystem::path& path, const graph::NodePtr& node,
                const ZarrOptions& zarr, BackendKind backend, const ComputeOptions& options) {
-  check_single_writer(options, "to_zarr", path);
   bool regular = true;
   const std::vector<index_t> chunks = store_chunks(node->grid, regular);
   const io::ZarrMeta meta = zarr_meta_for(zarr, node->dtype, node->shape, chunks, path.string());
   const graph::NodePtr source = regular ? node : rechunk(node, Chunks(chunks));
-  io::StoreDir store(path.string(), zarr.overwrite);
-  io::write_zarr_meta(store, meta);
-  io::ZarrSink sink(store, meta);
-  write_blocks(source, sink, backend, options);
-  store.commit();
+  std::optional<io::StoreDir> store;
+  WriteSteps steps;
+  steps.create = [&] {
+    store.emplace(path.string(), zarr.overwrite);
+    io::write_zarr_meta(*store, meta);
+    return store->dir();
+  };
+  steps.join = [&](const std::string& temp, const std::string& what) {
+    store.emplace(path.string(), temp, what);
+  };
+  steps.write = [&] {
+    io::ZarrSink sink(*store, meta);
+    write_blocks(source, sink, backend, options);
+  };
+  steps.commit = [&] { store->commit(); };
+  steps.discard = [&] { store.reset(); };
+  write_through(steps, options);
 }
 
 } // namespace chunked::detail

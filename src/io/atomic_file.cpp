@@ -2,6 +2,8 @@
 // Atomic file publication by rename.
 #include "io/atomic_file.hpp"
 
+#include <chunked/core/error.hpp>
+
 #include <cstdio>
 #include <fcntl.h>
 #include <unistd.h>
@@ -16,8 +18,16 @@ AtomicFile::AtomicFile(std::string target)
   file_ = FileHandle(fd, temp_);
 }
 
+AtomicFile::AtomicFile(std::string target, std::string temp, const std::string& what)
+    : target_(std::move(target)), temp_(std::move(temp)), owned_(false) {
+  const int fd = ::open(temp_.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0)
+    throw_errno("cannot open " + what, temp_);
+  file_ = FileHandle(fd, temp_);
+}
+
 AtomicFile::~AtomicFile() {
-  if (!committed_) {
+  if (!committed_ && owned_) {
     file_.close();
     std::remove(temp_.c_str());
   }
@@ -32,6 +42,8 @@ void AtomicFile::commit() {
   // No fsync: the rename makes the file appear whole to readers and after a process crash, which
   // is the promise; flushing every chunk to the device would cost a write's speed for power loss.
   file_.close();
+  if (!owned_)
+    throw Error("'" + temp_ + "' is committed by the process that created it");
   if (std::rename(temp_.c_str(), target_.c_str()) != 0)
     throw_errno("cannot rename '" + temp_ + "' to", target_);
   committed_ = true;

@@ -120,6 +120,11 @@ NpySink::NpySink(const std::string& path, DType dtype, const Shape& shape)
   file_.file().write_at(header.data(), header.size(), 0);
 }
 
+NpySink::NpySink(const std::string& path, const std::string& temp, DType dtype, const Shape& shape,
+                 const std::string& what)
+    : file_(path, temp, what), dtype_(dtype), shape_(shape.extents()),
+      data_offset_(format_npy_header(dtype, shape).size()) {}
+
 void NpySink::write(const std::vector<index_t>& /*block*/, const std::vector<index_t>& lo,
                     const std::vector<index_t>& extent, const void* data) {
   const std::size_t es = dtype_size(dtype_);

@@ -40,10 +40,17 @@ private:
 /// over it by commit(); destroyed uncommitted, it removes the new file and leaves `path` as it was.
 class NpySink final : public graph::BlockSink {
 public:
+  /// Creates the file's temporary form beside `path`, sized, with its header.
   NpySink(const std::string& path, DType dtype, const Shape& shape);
+  /// Writes into the temporary file `temp` that another process created for `path` with the same
+  /// dtype and shape (AtomicFile's joining constructor).
+  NpySink(const std::string& path, const std::string& temp, DType dtype, const Shape& shape,
+          const std::string& what);
   void write(const std::vector<index_t>& block, const std::vector<index_t>& lo,
              const std::vector<index_t>& extent, const void* data) override;
   void commit() { file_.commit(); }
+  /// The temporary file's path.
+  const std::string& temp() const { return file_.temp(); }
 
 private:
   AtomicFile file_;

@@ -28,8 +28,15 @@ StoreDir::StoreDir(std::string target, bool overwrite)
                 "': " + (ec ? ec.message() : std::string("it exists")));
 }
 
+StoreDir::StoreDir(std::string target, std::string temp, const std::string& what)
+    : target_(std::move(target)), temp_(std::move(temp)), overwrite_(false), owned_(false) {
+  std::error_code ec;
+  if (!fs::is_directory(temp_, ec))
+    throw Error("the directory '" + temp_ + "' is not there: " + what);
+}
+
 StoreDir::~StoreDir() {
-  if (!committed_) {
+  if (!committed_ && owned_) {
     std::error_code ec;
     fs::remove_all(temp_, ec);
   }
@@ -49,6 +56,8 @@ std::string StoreDir::file_for(const std::string& key) const {
 }
 
 void StoreDir::commit() {
+  if (!owned_)
+    throw Error("'" + temp_ + "' is committed by the process that created it");
   std::error_code ec;
   std::string aside;
   if (fs::exists(fs::symlink_status(target_, ec))) {

@@ -12,9 +12,14 @@ public:
   /// ValueError naming `target` when it exists and `overwrite` is false; chunked::Error naming the
   /// directory when it cannot be created.
   StoreDir(std::string target, bool overwrite);
+  /// Writes into the directory `temp` that another process created for `target` (the ranks of a
+  /// cluster writing one store): that process removes or commits it, this one never does.
+  /// chunked::Error when `temp` is not a directory here (`what` says why it should be).
+  StoreDir(std::string target, std::string temp, const std::string& what);
   StoreDir(const StoreDir&) = delete;
   StoreDir& operator=(const StoreDir&) = delete;
-  /// Removes the temporary directory unless commit() moved it into place.
+  /// Removes the temporary directory unless commit() moved it into place or another process owns
+  /// it.
   ~StoreDir();
 
   /// The directory to write into.
@@ -30,6 +35,7 @@ private:
   std::string temp_;
   bool overwrite_;
   bool committed_ = false;
+  bool owned_ = true;
 };
 
 } // namespace chunked::io

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Computations over MPI ranks (DESIGN 8.6): every operation kind gives, on every rank, the bits
-// that one process computes alone; mismatched graphs and failing ranks raise on every rank.
+// that one process computes alone; ranks write one file or store together; mismatched graphs and
+// failing ranks raise on every rank.
 #include <chunked/chunked.hpp>
 #include <chunked/mpi.hpp>
 
@@ -20,6 +21,12 @@ int world_rank() {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   return rank;
+}
+
+int world_size() {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
 }
 
 ComputeOptions over_ranks() {
@@ -104,9 +111,7 @@ TEST(Distributed, PersistKeepsEachRanksBlocks) {
 
 TEST(Distributed, RanksThatBuiltDifferentGraphsAllRaise) {
   const auto z = x + static_cast<double>(world_rank());
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size == 1) {
+  if (world_size() == 1) {
     EXPECT_NO_THROW(z.sum().item(over_ranks()));
     return;
   }
@@ -132,18 +137,81 @@ TEST(Distributed, AFailingRankMakesEveryRankRaise) {
   EXPECT_EQ(x.sum().item(over_ranks()), x.sum().item(alone()));
 }
 
-} // namespace
+/// A path in the working directory that every rank shares, distinct per rank count (ctest runs
+/// the rank counts at once, in one directory).
+std::filesystem::path shared_path(const std::string& name) {
+  return "written-np" + std::to_string(world_size()) + "-" + name;
+}
 
-namespace {
+/// Waits for every rank, then removes `path` on rank 0 (after every rank has read it).
+void remove_when_read(const std::filesystem::path& path) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0)
+    std::filesystem::remove_all(path);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
 
-TEST(Distributed, WritingFilesFromSeveralRanksIsRefused) {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size == 1)
-    GTEST_SKIP() << "one rank writes its files as one process does";
-  EXPECT_THROW(to_zarr("never-written.zarr", x, {}, over_ranks()), ValueError);
-  EXPECT_THROW(save_npy("never-written.npy", x, over_ranks()), ValueError);
-  EXPECT_FALSE(std::filesystem::exists("never-written.zarr"));
+/// Whether any file in the working directory names `path` with a temporary suffix.
+bool temporaries_left(const std::filesystem::path& path) {
+  for (const auto& entry : std::filesystem::directory_iterator("."))
+    if (entry.path().filename().string().rfind(path.filename().string() + ".", 0) == 0)
+      return true;
+  return false;
+}
+
+TEST(Distributed, RanksWriteOneNpyFile) {
+  const auto path = shared_path("x.npy");
+  const auto y = (x * 3.0 - 1.0)(slice(1, none), slice(none, none, 2));
+  save_npy(path, y, over_ranks());
+  EXPECT_TRUE(bitwise(load_npy<double>(path, Chunks{8, 8}).compute(alone()), y.compute(alone())));
+  EXPECT_FALSE(temporaries_left(path));
+  remove_when_read(path);
+}
+
+TEST(Distributed, RanksWriteOneZarrStore) {
+  const auto path = shared_path("x.zarr");
+  // Regular chunks, stored as they are; then irregular ones, rechunked to the store's.
+  for (const auto& y : {x * 0.5, concatenate({x, x(slice(0, 3), slice(none, none))}, 0)}) {
+    for (int version : {2, 3}) {
+      ZarrOptions z;
+      z.version = version;
+      z.overwrite = true;
+      to_zarr(path, y, z, over_ranks());
+      EXPECT_TRUE(bitwise(from_zarr<double>(path).compute(alone()), y.compute(alone())));
+      EXPECT_FALSE(temporaries_left(path));
+      MPI_Barrier(MPI_COMM_WORLD); // every rank has read it before the next write replaces it
+    }
+  }
+  // Without overwrite, every rank refuses the existing store.
+  EXPECT_THROW(to_zarr(path, x, {}, over_ranks()), ValueError);
+  remove_when_read(path);
+}
+
+TEST(Distributed, AFailedWriteOnOneRankLeavesTheOldFiles) {
+  const auto zarr_path = shared_path("kept.zarr");
+  const auto npy_path = shared_path("kept.npy");
+  ZarrOptions z;
+  z.overwrite = true;
+  to_zarr(zarr_path, x, z, over_ranks());
+  save_npy(npy_path, x, over_ranks());
+  const auto failing = map_blocks<double>(
+      [](const BlockInfo& info, BlockView<double> out, BlockView<const double> in) {
+        if (info.block[0] == 5 && info.block[1] == 2)
+          throw std::runtime_error("block (5, 2) refused");
+        std::memcpy(out.data, in.data, static_cast<std::size_t>(in.size()) * sizeof(double));
+      },
+      x + 1.0);
+  EXPECT_THROW(to_zarr(zarr_path, failing, z, over_ranks()), Error);
+  EXPECT_THROW(save_npy(npy_path, failing, over_ranks()), Error);
+  EXPECT_TRUE(bitwise(from_zarr<double>(zarr_path).compute(alone()), x.compute(alone())));
+  EXPECT_TRUE(
+      bitwise(load_npy<double>(npy_path, Chunks{9, 9}).compute(alone()), x.compute(alone())));
+  EXPECT_FALSE(temporaries_left(zarr_path));
+  EXPECT_FALSE(temporaries_left(npy_path));
+  // The cluster is usable afterwards.
+  EXPECT_EQ(x.sum().item(over_ranks()), x.sum().item(alone()));
+  remove_when_read(zarr_path);
+  remove_when_read(npy_path);
 }
 
 } // namespace

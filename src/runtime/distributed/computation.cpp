@@ -11,7 +11,6 @@
 
 #include <chunked/core/error.hpp>
 
-#include <cstring>
 #include <sstream>
 
 namespace chunked::runtime {
@@ -22,9 +21,7 @@ namespace {
 struct PlanRecord {
   std::uint64_t fingerprint = 0;
   std::uint64_t tasks = 0;
-  std::uint32_t failed = 0;
-  std::uint32_t error_bytes = 0;
-  char error[496] = {}; ///< RankError::encode(), cut to fit
+  RankErrorRecord error;
 };
 
 std::string hex(std::uint64_t v) {
@@ -36,11 +33,9 @@ std::string hex(std::uint64_t v) {
 } // namespace
 
 ClusterComputation::ClusterComputation(const ComputeOptions& options)
-    : cluster_(options.cluster.get()) {
-  if (!cluster_)
-    return;
-  cluster_->check_thread();
-  lock_ = std::unique_lock(cluster_->computation_mutex());
+    : cluster_(options.cluster.get()), lock_(cluster_) {
+  if (cluster_)
+    cluster_->check_thread();
 }
 
 int ClusterComputation::rank() const { return cluster_ ? cluster_->rank() : 0; }
@@ -70,21 +65,15 @@ plan::Plan ClusterComputation::agree(const std::function<plan::Plan()>& make,
                        std::to_string(cluster_->max_tag() - 1) + ": use larger chunks");
   } catch (...) {
     error = std::current_exception();
-    const std::string text = RankError::of(error).encode();
-    mine.failed = 1;
-    mine.error_bytes = static_cast<std::uint32_t>(std::min(text.size(), sizeof(mine.error)));
-    std::memcpy(mine.error, text.data(), mine.error_bytes);
+    mine.error.set(error);
   }
   std::vector<PlanRecord> all(static_cast<std::size_t>(cluster_->size()));
   cluster_->allgather(&mine, sizeof(PlanRecord), all.data());
-  for (std::size_t r = 0; r < all.size(); ++r) {
-    if (all[r].failed == 0)
-      continue;
-    if (error)
-      std::rethrow_exception(error);
-    RankError::decode(all[r].error, all[r].error_bytes)
-        .raise(cluster_->name(), static_cast<int>(r));
-  }
+  std::vector<RankErrorRecord> errors;
+  errors.reserve(all.size());
+  for (const PlanRecord& r : all)
+    errors.push_back(r.error);
+  raise_if_any_failed(errors.data(), errors.size(), error, *cluster_);
   for (std::size_t r = 1; r < all.size(); ++r)
     if (all[r].fingerprint != all[0].fingerprint)
       throw ValueError(

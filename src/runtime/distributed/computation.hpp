@@ -3,12 +3,12 @@
 #pragma once
 
 #include "plan/plan.hpp"
+#include "runtime/distributed/cluster_lock.hpp"
 #include "runtime/distributed/distribution.hpp"
 #include <chunked/runtime/compute_options.hpp>
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -50,7 +50,7 @@ public:
 
 private:
   Cluster* cluster_ = nullptr;
-  std::unique_lock<std::mutex> lock_;
+  ClusterLock lock_;
   std::optional<Distribution> distribution_;
 };
 

@@ -46,7 +46,7 @@ void Messages::send(int to, int tag, const void* data, std::size_t bytes,
 }
 
 bool Messages::poll() {
-  bool progressed = receive_arrived();
+  bool progressed = !closed_ && receive_arrived();
   progressed = finish_receives() || progressed;
   while (!sends_.empty() && sends_.front().op->test()) {
     sends_.pop_front();

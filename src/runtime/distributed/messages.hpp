@@ -48,6 +48,11 @@ public:
   /// happened (callers back off when nothing does).
   bool poll();
 
+  /// This rank expects no more messages in this phase: poll() stops taking new ones, so that a
+  /// message another rank sends once it has moved on to the next phase (it may, as soon as the
+  /// barrier that ends this one completes there) waits for the next phase's Messages.
+  void close() { closed_ = true; }
+
   /// Whether every send started so far has been matched by its receiver.
   bool sends_done() const { return sends_.empty(); }
   /// Whether no buffer is partly received.
@@ -77,6 +82,7 @@ private:
   std::deque<Send> sends_;
   std::map<std::pair<int, int>, Incoming> incoming_;
   std::vector<Receive> receiving_;
+  bool closed_ = false;
 };
 
 /// Drives `messages` (and `step`, called each round) until `done()` holds, backing off when

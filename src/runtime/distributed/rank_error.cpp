@@ -3,6 +3,11 @@
 #include "runtime/distributed/rank_error.hpp"
 
 #include <chunked/core/error.hpp>
+#include <chunked/runtime/cluster.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
 
 namespace chunked::runtime {
 
@@ -55,6 +60,35 @@ void RankError::raise(const std::string& cluster, int rank) const {
     break;
   }
   throw Error(what);
+}
+
+void RankErrorRecord::set(const std::exception_ptr& error) {
+  failed = error ? 1 : 0;
+  bytes = 0;
+  if (!error)
+    return;
+  const std::string encoded = RankError::of(error).encode();
+  bytes = static_cast<std::uint32_t>(std::min(encoded.size(), sizeof(text)));
+  std::memcpy(text, encoded.data(), bytes);
+}
+
+void raise_if_any_failed(const RankErrorRecord* all, std::size_t size,
+                         const std::exception_ptr& mine, const Cluster& cluster) {
+  for (std::size_t r = 0; r < size; ++r) {
+    if (all[r].failed == 0)
+      continue;
+    if (mine)
+      std::rethrow_exception(mine);
+    RankError::decode(all[r].text, all[r].bytes).raise(cluster.name(), static_cast<int>(r));
+  }
+}
+
+void agree_on_outcome(Cluster& cluster, const std::exception_ptr& error) {
+  RankErrorRecord mine;
+  mine.set(error);
+  std::vector<RankErrorRecord> all(static_cast<std::size_t>(cluster.size()));
+  cluster.allgather(&mine, sizeof(RankErrorRecord), all.data());
+  raise_if_any_failed(all.data(), all.size(), error, cluster);
 }
 
 } // namespace chunked::runtime

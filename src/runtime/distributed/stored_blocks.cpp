@@ -118,6 +118,8 @@ std::vector<std::shared_ptr<Buffer>> fetch_stored_blocks(plan::Plan& plan, const
       [&] {
         if (barrier || arrived.size() < to_receive.size() || !messages.sends_done())
           return false;
+        // Everything this rank reads has arrived; what comes now is the run's.
+        messages.close();
         barrier = cluster.barrier();
         return true;
       });
