@@ -109,6 +109,17 @@ TEST(Distributed, PersistKeepsEachRanksBlocks) {
   expect_same_persisted([](const auto& y) { return cumsum(y, 0); });
 }
 
+TEST(Distributed, ArraysPersistedOverRanksNeedTheCluster) {
+  const auto y = (x * 2.0).persist(over_ranks());
+  if (world_size() == 1) {
+    EXPECT_TRUE(bitwise((y + 1.0).compute(alone()), (x * 2.0 + 1.0).compute(alone())));
+    return;
+  }
+  // Each rank holds only its own blocks.
+  EXPECT_THROW((void)(y + 1.0).compute(alone()), ValueError);
+  EXPECT_TRUE(bitwise((y + 1.0).compute(over_ranks()), (x * 2.0 + 1.0).compute(alone())));
+}
+
 TEST(Distributed, RanksThatBuiltDifferentGraphsAllRaise) {
   const auto z = x + static_cast<double>(world_rank());
   if (world_size() == 1) {

@@ -89,6 +89,7 @@ plan::Plan ClusterComputation::agree(const std::function<plan::Plan()>& make,
 std::vector<std::shared_ptr<Buffer>>
 ClusterComputation::run(plan::Plan& plan, const Backend& backend,
                         const std::function<std::vector<std::shared_ptr<Buffer>>()>& execute) {
+  check_stored_blocks_reachable(plan, cluster_);
   if (!cluster_)
     return execute();
   distribution_.emplace(*cluster_, backend, plan);

@@ -3,11 +3,13 @@
 #include "runtime/distributed/stored_blocks.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/distributed/messages.hpp"
+#include "runtime/distributed/remote_block.hpp"
 #include "runtime/plan_executor.hpp"
 #include "runtime/spill.hpp"
 
 #include <chunked/core/error.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
@@ -55,6 +57,24 @@ std::shared_ptr<const Buffer> sendable(const Buffer& block, std::shared_ptr<cons
 }
 
 } // namespace
+
+void check_stored_blocks_reachable(const plan::Plan& plan, const Cluster* cluster) {
+  int holders = 0; // ranks that hold blocks: the highest owner + 1
+  bool missing_here = false;
+  for (const auto& [block, owner] : persisted_owners(plan)) {
+    holders = std::max(holders, owner + 1);
+    missing_here = missing_here || dynamic_cast<const RemoteBlock*>(block) != nullptr;
+  }
+  const int size = cluster ? cluster->size() : 1;
+  if (cluster ? holders <= size : !missing_here)
+    return;
+  throw ValueError(
+      "an array persisted over a cluster (its blocks held by " + std::to_string(holders) +
+      " ranks, each holding only its own) is read " +
+      (cluster ? "over " + cluster->name() + " of " + std::to_string(size) + " ranks"
+               : std::string("without a cluster")) +
+      ": compute it with the ComputeOptions::cluster it was persisted with");
+}
 
 std::vector<std::shared_ptr<Buffer>> fetch_stored_blocks(plan::Plan& plan, const Distribution& d) {
   const auto owners = persisted_owners(plan);
