@@ -68,12 +68,11 @@ void check_stored_blocks_reachable(const plan::Plan& plan, const Cluster* cluste
   const int size = cluster ? cluster->size() : 1;
   if (cluster ? holders <= size : !missing_here)
     return;
-  throw ValueError(
-      "an array persisted over a cluster (its blocks held by " + std::to_string(holders) +
-      " ranks, each holding only its own) is read " +
-      (cluster ? "over " + cluster->name() + " of " + std::to_string(size) + " ranks"
-               : std::string("without a cluster")) +
-      ": compute it with the ComputeOptions::cluster it was persisted with");
+  throw ValueError("an array persisted over a cluster (its blocks held by " +
+                   std::to_string(holders) + " ranks, each holding only its own) is read " +
+                   (cluster ? "over " + cluster->name() + " of " + std::to_string(size) + " ranks"
+                            : std::string("without a cluster")) +
+                   ": compute it with the ComputeOptions::cluster it was persisted with");
 }
 
 std::vector<std::shared_ptr<Buffer>> fetch_stored_blocks(plan::Plan& plan, const Distribution& d) {
