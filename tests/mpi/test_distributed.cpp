@@ -225,4 +225,21 @@ TEST(Distributed, AFailedWriteOnOneRankLeavesTheOldFiles) {
   remove_when_read(npy_path);
 }
 
+TEST(Distributed, AutoRunsOnEachRanksGpuWhereThereIsOne) {
+  // One rank per GPU on the GPU machine (on the CPU elsewhere): the same bits as one process.
+  Generator gen(11);
+  const auto a = gen.normal<double, Auto>(Shape{41, 29}, Chunks{6, 8}, 0.0, 1.0);
+  expect_same((a * 2.0 + 1.0)(slice(1, none, 2), slice(none, none, -1)));
+  expect_same(a.sum(Axes{0}));
+  expect_same(cumsum(a, 1));
+  expect_same(a.rechunk(Chunks{10, 5}) - a.mean());
+  const auto p = (a * 3.0).persist(over_ranks());
+  EXPECT_TRUE(
+      bitwise(p.sum(Axes{1}).compute(over_ranks()), (a * 3.0).sum(Axes{1}).compute(alone())));
+  const auto path = shared_path("auto.npy");
+  save_npy(path, a, over_ranks());
+  EXPECT_TRUE(bitwise(load_npy<double>(path, Chunks{7, 7}).compute(alone()), a.compute(alone())));
+  remove_when_read(path);
+}
+
 } // namespace
