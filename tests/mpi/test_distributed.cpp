@@ -93,6 +93,37 @@ TEST(Distributed, ScansShapesAndUserCode) {
       x, {1, 1}, Boundary::periodic));
 }
 
+TEST(Distributed, MoreKindsOfOperation) {
+  Generator gen(5);
+  const auto u = gen.uniform<float>(Shape{3, 19, 13}, Chunks{2, 4, 5}, -1.0F, 1.0F);
+  const auto n = gen.integers<std::int32_t>(Shape{19, 13}, Chunks{7, 3}, -50, 50);
+  std::vector<double> host(19 * 13);
+  for (std::size_t i = 0; i < host.size(); ++i)
+    host[i] = static_cast<double>(i % 17) - 8.0;
+  const auto h = from_host(host, Shape{19, 13}, Chunks{6, 6});
+  const ElementwiseFunction<double(double, double)> hypot2{
+      "hypot2", "return a * a + b * b;",
+      [](double* out, const double* a, const double* b, index_t k) {
+        for (index_t j = 0; j < k; ++j)
+          out[j] = a[j] * a[j] + b[j] * b[j];
+      }};
+  expect_same(u.prod(Axes{0}));
+  expect_same(u.min(Axes{1}));
+  expect_same(u.max());
+  expect_same(u.var(Axes{2}, 1));
+  expect_same(u.any(Axes{0}));
+  expect_same(cumprod(u, 2));
+  expect_same(n.sum(Axes{0}));
+  expect_same(cumsum(n, 1));
+  expect_same(where(n > 0, h, h * -1.0));
+  expect_same(hypot2(h, n.astype<double>()));
+  expect_same(stack({h, h + 1.0, h * 2.0}, 1));
+  expect_same(broadcast_to(h.sum(Axes{0}), Shape{4, 13}) + 0.0);
+  expect_same(moveaxis(u, 0, 2) * 1.0F);
+  expect_same(expand_dims(h, 1) + 1.0);
+  expect_same(h(slice(5, 5), slice(none, none)).sum(Axes{0})); // empty rows
+}
+
 /// `f` of an array persisted over the ranks equals `f` of the same array in one process.
 template <class F> void expect_same_persisted(F f) {
   const auto y = (x * 2.0).persist(over_ranks());
