@@ -41,9 +41,9 @@ void AtomicFile::resize(std::uint64_t size) const {
 void AtomicFile::commit() {
   // No fsync: the rename makes the file appear whole to readers and after a process crash, which
   // is the promise; flushing every chunk to the device would cost a write's speed for power loss.
-  file_.close();
   if (!owned_)
     throw Error("'" + temp_ + "' is committed by the process that created it");
+  file_.close();
   if (std::rename(temp_.c_str(), target_.c_str()) != 0)
     throw_errno("cannot rename '" + temp_ + "' to", target_);
   committed_ = true;

@@ -9,7 +9,6 @@
 
 #include <chunked/core/error.hpp>
 
-#include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
@@ -56,23 +55,24 @@ std::shared_ptr<const Buffer> sendable(const Buffer& block, std::shared_ptr<cons
   return self;
 }
 
+/// ValueError: an array persisted over a cluster is read where its blocks are not all reachable.
+[[noreturn]] void unreachable_blocks(const std::string& where) {
+  throw ValueError("an array persisted over a cluster (each rank holding only its own blocks) is "
+                   "read " +
+                   where + ": compute it with the ComputeOptions::cluster it was persisted with");
+}
+
 } // namespace
 
 void check_stored_blocks_reachable(const plan::Plan& plan, const Cluster* cluster) {
-  int holders = 0; // ranks that hold blocks: the highest owner + 1
-  bool missing_here = false;
-  for (const auto& [block, owner] : persisted_owners(plan)) {
-    holders = std::max(holders, owner + 1);
-    missing_here = missing_here || dynamic_cast<const RemoteBlock*>(block) != nullptr;
-  }
-  const int size = cluster ? cluster->size() : 1;
-  if (cluster ? holders <= size : !missing_here)
-    return;
-  throw ValueError("an array persisted over a cluster (its blocks held by " +
-                   std::to_string(holders) + " ranks, each holding only its own) is read " +
-                   (cluster ? "over " + cluster->name() + " of " + std::to_string(size) + " ranks"
-                            : std::string("without a cluster")) +
-                   ": compute it with the ComputeOptions::cluster it was persisted with");
+  if (cluster)
+    return; // fetch_stored_blocks compares the owners with the cluster's size
+  for (std::size_t t = 0; t < plan.tasks.size(); ++t)
+    for_each_input(plan, t, [&](const plan::InputRef& ref) {
+      if (ref.kind == plan::InputRef::Kind::stored &&
+          dynamic_cast<const RemoteBlock*>(ref.stored) != nullptr)
+        unreachable_blocks("without a cluster");
+    });
 }
 
 std::vector<std::shared_ptr<Buffer>> fetch_stored_blocks(plan::Plan& plan, const Distribution& d) {
@@ -80,6 +80,10 @@ std::vector<std::shared_ptr<Buffer>> fetch_stored_blocks(plan::Plan& plan, const
   if (owners.empty())
     return {};
   Cluster& cluster = d.cluster();
+  for (const auto& [block, owner] : owners)
+    if (owner >= cluster.size())
+      unreachable_blocks("over " + cluster.name() + " of " + std::to_string(cluster.size()) +
+                         " ranks, fewer than hold them");
   // Keys number the persisted blocks in order of first reading: the same on every rank.
   std::unordered_map<const Buffer*, int> key_of;
   std::map<int, std::pair<const Buffer*, int>> to_receive; // key -> (block, owner)

@@ -18,9 +18,9 @@ namespace chunked::runtime {
 /// must outlive the run. Collective: every rank calls it with the same plan.
 std::vector<std::shared_ptr<Buffer>> fetch_stored_blocks(plan::Plan& plan, const Distribution& d);
 
-/// ValueError when `plan` reads an array persisted over a cluster whose blocks this computation
-/// cannot reach: run without a cluster (`cluster` null) where this rank lacks some of them, or
-/// over fewer ranks than hold them.
+/// ValueError when `plan`, run without a cluster (`cluster` null), reads a block of an array
+/// persisted over a cluster that this rank does not hold (over a cluster, fetch_stored_blocks
+/// refuses blocks held by ranks beyond its size).
 void check_stored_blocks_reachable(const plan::Plan& plan, const Cluster* cluster);
 
 } // namespace chunked::runtime
