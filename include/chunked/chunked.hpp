@@ -17,6 +17,7 @@
 #include <chunked/format.hpp>
 #endif
 #include <chunked/generator.hpp>
+#include <chunked/linalg.hpp>
 #include <chunked/math.hpp>
 #include <chunked/ops.hpp>
 #include <chunked/reductions.hpp>
