@@ -378,6 +378,50 @@ NodePtr make_rechunk(NodePtr input, const std::vector<index_t>& chunks) {
       Node{NodeKind::rechunk, t, std::move(s), std::move(g), {std::move(input)}, RechunkParams{}});
 }
 
+NodePtr make_rechunk(NodePtr input, ChunkGrid grid) {
+  if (grid.shape() != input->shape)
+    throw ShapeError("internal: rechunk grid " + grid.to_string() + " does not cover shape " +
+                     input->shape.to_string());
+  DType t = input->dtype;
+  Shape s = input->shape;
+  return finish(Node{
+      NodeKind::rechunk, t, std::move(s), std::move(grid), {std::move(input)}, RechunkParams{}});
+}
+
+NodePtr make_contract(NodePtr a, NodePtr b, ContractParams p) {
+  const index_t nb = p.batch, nm = p.m, nk = p.k, nn = p.n;
+  if (nb < 0 || nm < 0 || nk < 0 || nn < 0 || a->shape.ndim() != nb + nm + nk ||
+      b->shape.ndim() != nb + nk + nn || nb + nm + nn > max_ndim)
+    throw ValueError("internal: contract axis counts do not match the operands' ranks");
+  if (a->dtype != b->dtype || !is_floating(a->dtype))
+    throw ValueError("internal: contract operands must both be float or both double");
+  std::vector<std::vector<index_t>> lengths;
+  auto same_axis = [&](index_t ka, index_t kb) {
+    if (a->grid.lengths(ka) != b->grid.lengths(kb))
+      throw ValueError("internal: contract operands are not aligned along axes " +
+                       std::to_string(ka) + " and " + std::to_string(kb));
+  };
+  for (index_t k = 0; k < nb; ++k) {
+    same_axis(k, k);
+    lengths.push_back(a->grid.lengths(k));
+  }
+  for (index_t k = 0; k < nk; ++k)
+    same_axis(nb + nm + k, nb + k);
+  for (index_t k = 0; k < nm; ++k)
+    lengths.push_back(a->grid.lengths(nb + k));
+  for (index_t k = 0; k < nn; ++k)
+    lengths.push_back(b->grid.lengths(nb + nk + k));
+  ChunkGrid grid(std::move(lengths));
+  Shape shape = grid.shape();
+  const DType t = a->dtype;
+  return finish(Node{NodeKind::contract,
+                     t,
+                     std::move(shape),
+                     std::move(grid),
+                     {std::move(a), std::move(b)},
+                     p});
+}
+
 NodePtr make_reduce(NodePtr input, ReduceParams p) {
   const index_t nd = input->shape.ndim();
   std::vector<bool> reduced(static_cast<std::size_t>(nd), false);

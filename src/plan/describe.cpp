@@ -91,6 +91,8 @@ const char* task_kind_name(TaskKind kind) {
     return "user";
   case TaskKind::load:
     return "load";
+  case TaskKind::product:
+    return "product";
   case TaskKind::write:
     break;
   }
@@ -132,6 +134,10 @@ Plan::TaskLabel Plan::task_label(TaskId id) const {
   case TaskKind::write: {
     const WriteStage& w = writes[t.index];
     return {"write", kind, block_of(w.grid, t.block)};
+  }
+  case TaskKind::product: {
+    const ProductStage& p = products[product_terms[t.index].stage];
+    return {"product of blocks", kind, block_of(p.grid, t.block)};
   }
   }
   return {kind, kind, {}};

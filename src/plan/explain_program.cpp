@@ -134,6 +134,10 @@ LeafText task_leaf(const Leaf& leaf, TaskId id, const LeafIndex& leaves, const P
     t.api = plan.users[task.index].fn->name;
     t.box = block_of(plan.users[task.index].grid, task.block);
     break;
+  case TaskKind::product:
+    t.api = "matmul";
+    t.box = block_of(plan.products[plan.product_terms[task.index].stage].grid, task.block);
+    break;
   case TaskKind::gather:
   case TaskKind::assemble:
   case TaskKind::combine:

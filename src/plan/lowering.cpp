@@ -185,6 +185,7 @@ private:
     case NodeKind::scan:
     case NodeKind::user:
     case NodeKind::source:
+    case NodeKind::contract:
       break;
     }
     throw ValueError("internal: materialised node reached the lowering switch");

@@ -39,11 +39,12 @@ using ForcedSet = std::unordered_set<const graph::Node*>;
 
 /// True when a node below a program's root is read from memory rather than computed in place:
 /// stored data, lazy leaves read from outside memory, reductions, assembled blocks (reshape,
-/// concatenate), scans, user block functions, and intermediates in `forced`.
+/// concatenate), scans, user block functions, products of blocks, and intermediates in `forced`.
 inline bool is_materialized(const graph::Node* n, const ForcedSet& forced) {
   return n->kind == graph::NodeKind::stored || n->kind == graph::NodeKind::reduce ||
          n->kind == graph::NodeKind::assemble || n->kind == graph::NodeKind::scan ||
          n->kind == graph::NodeKind::user || n->kind == graph::NodeKind::source ||
+         n->kind == graph::NodeKind::contract ||
          forced.count(n) != 0;
 }
 

@@ -128,7 +128,8 @@ enum class TaskKind : std::uint8_t {
   scan,     // scans helper (issue 21)
   user,     // usercode helper: Plan::users[index] on output block `block`
   load,     // Plan::loads[index] read for block `block` of its grid
-  write     // block `block` of Plan::writes[index]'s grid handed to its sink
+  write,    // block `block` of Plan::writes[index]'s grid handed to its sink
+  product   // linalg helper: Plan::product_terms[index] added into output block `block`
 };
 
 /// "program", "gather", "combine", ...: the kind's name in traces and NVTX ranges.
@@ -179,6 +180,30 @@ struct WriteStage {
   DType dtype = DType::float64;
 };
 
+/// A product of blocks (graph::ContractParams): block o of `grid` is the sum, over the blocks of
+/// the contracted axes in C order, of the products of a block of `a_grid` and one of `b_grid`.
+/// Each term is one product task (Plan::product_terms), whose inputs (Plan::inputs, leaf -1) are
+/// the two operand blocks and, after the first term, the output of the term before: the task
+/// adds its product into that buffer, which becomes its own output (nothing else reads it), so
+/// the terms add in a fixed order and a block's sum needs one buffer.
+struct ProductStage {
+  DType dtype = DType::float64;
+  ChunkGrid grid, a_grid, b_grid;
+  graph::ContractParams axes;
+};
+struct ProductTerm {
+  std::uint32_t stage = 0;
+  index_t a_block = 0, b_block = 0; ///< C order over a_grid and b_grid
+};
+/// The matrices of one product term: `batch` products of (m, k) by (k, n) matrices, each operand
+/// and the output C-order stacks of them; `accumulate` when the term adds into the term before.
+struct ProductShape {
+  index_t batch = 1, m = 1, n = 1, k = 1;
+  bool accumulate = false;
+};
+struct Plan;
+ProductShape product_shape(const Plan& plan, const Task& task);
+
 /// Per-task input of a program (a stored leaf's buffer and its map for this block) or of a
 /// combine (a partial, leaf = -1).
 struct TaskInput {
@@ -198,6 +223,8 @@ struct Plan {
   std::vector<UserStage> users;   ///< usercode helper: user block functions (TaskKind::user)
   std::vector<LoadStage> loads;   ///< lazy leaves read by load tasks
   std::vector<WriteStage> writes; ///< arrays written block by block by write tasks
+  std::vector<ProductStage> products;     ///< linalg helper: products of blocks
+  std::vector<ProductTerm> product_terms; ///< one per product task
   std::vector<Task> tasks;
   std::vector<TaskInput> inputs;
   std::vector<InputRef> combine_inputs;  ///< combine tasks: partials in combine order

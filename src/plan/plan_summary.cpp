@@ -108,6 +108,8 @@ private:
       return {Kind::user, task.index};
     case TaskKind::load:
       return {Kind::load, task.index};
+    case TaskKind::product:
+      return {Kind::product, plan_.product_terms[task.index].stage};
     case TaskKind::write:
       break;
     }
@@ -123,7 +125,9 @@ private:
       const auto bytes = static_cast<std::uint64_t>(output_bytes(out, op));
       g.partial_bytes += bytes;
       s_.partials += bytes;
-    } else if (out.kind == Output::Kind::buffer && task.kind != TaskKind::write) {
+    } else if (out.kind == Output::Kind::buffer && task.kind != TaskKind::write &&
+               !(task.kind == TaskKind::product && task.inputs_end - task.inputs_begin == 3)) {
+      // (A product term after the first adds into the buffer of the one before.)
       const auto bytes = static_cast<std::uint64_t>(output_bytes(out, ReduceOp::sum));
       ++g.blocks;
       g.bytes += bytes;
@@ -172,6 +176,7 @@ private:
     case TaskKind::scan:
     case TaskKind::user:
     case TaskKind::write:
+    case TaskKind::product:
       for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
         if (plan_.inputs[j].ref.kind == InputRef::Kind::stored)
           read_stored(plan_.inputs[j].ref, g, plan_.inputs[j].ref.stored->bytes());
@@ -234,6 +239,8 @@ std::string program_reason(const PlanSummary& s, const TaskGroup& g) {
     why.emplace_back("a scan reads whole blocks");
   if (read_by(s, g, Kind::user))
     why.emplace_back("a user function reads whole blocks in memory");
+  if (read_by(s, g, Kind::product))
+    why.emplace_back("a product of blocks (matmul) reads whole blocks as matrices");
   if (read_by(s, g, Kind::assemble))
     why.emplace_back("a reshape or concatenate copies pieces of whole blocks");
   if (read_by(s, g, Kind::join))
@@ -296,6 +303,8 @@ std::string group_name(const Plan& plan, const PlanSummary& s, const LeafIndex& 
     return "load " + n + " (" + plan.loads[g.index].source->describe() + ")";
   case Kind::write:
     return "write " + n + " (to a sink)";
+  case Kind::product:
+    return "product " + n + " (matmul)";
   }
   return "group " + n;
 }
@@ -338,6 +347,10 @@ std::string materialised_because(const Plan& plan, const PlanSummary& s, const L
            readers;
   case Kind::user:
     return "a user function computes whole blocks in memory; read by " + readers;
+  case Kind::product:
+    return "each block of a product is the sum of products of whole operand blocks, added in "
+           "order into one buffer; read by " +
+           readers;
   case Kind::load: {
     const LoadStage& l = plan.loads[g.index];
     return "a lazy leaf's blocks are read from outside memory when a task first needs them (" +

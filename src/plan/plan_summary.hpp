@@ -28,10 +28,12 @@ struct TaskGroup {
     scan,
     user,
     load,
-    write
+    write,
+    product
   };
   Kind kind = Kind::program;
-  /// program, join: the stage; combine, scan, user, load, write: the number in the Plan's list of
+  /// program, join: the stage; combine, scan, user, load, write, product: the number in the Plan's
+  /// list of
   /// them; gather, assemble: the group that their first piece reads; stored: the StoredArray
   /// number (0 for memory of no stored array).
   std::uint32_t index = 0;
@@ -51,7 +53,7 @@ struct PlanSummary {
   /// (from, to) group pairs with the number of reads: a task waiting for another, or reading a
   /// buffer of a stored array.
   std::map<std::pair<std::uint32_t, std::uint32_t>, index_t> edges;
-  std::array<index_t, 9> tasks_by_kind{}; ///< indexed by TaskKind
+  std::array<index_t, 10> tasks_by_kind{}; ///< indexed by TaskKind
   std::vector<TaskId> stage_task;        ///< per stage, its task of the lowest block (to show maps)
   std::uint64_t read_memory = 0;         ///< bytes read from stored arrays and borrowed memory
   std::uint64_t read_storage = 0;        ///< bytes lazy leaves load from outside memory

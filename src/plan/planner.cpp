@@ -25,7 +25,8 @@ Body Planner::lower_root(const NodePtr& n) {
   const int ndim = static_cast<int>(n->shape.ndim());
   const bool itself = n->kind != NodeKind::stored && n->kind != NodeKind::reduce &&
                       n->kind != NodeKind::assemble && n->kind != NodeKind::scan &&
-                      n->kind != NodeKind::user && n->kind != NodeKind::source;
+                      n->kind != NodeKind::user && n->kind != NodeKind::source &&
+                      n->kind != NodeKind::contract;
   Body body;
   if (!itself) {
     lower_program(n, ndim, false, forced_, body); // one stored leaf
@@ -65,7 +66,7 @@ Body Planner::materialize_program(const NodePtr& n) {
   }
   if (n->kind == NodeKind::scan)
     return lower_root(n->inputs[0]); // the program computing the blocks to scan
-  if (n->kind == NodeKind::user)
+  if (n->kind == NodeKind::user || n->kind == NodeKind::contract)
     return user_reads(*n);
   if (n->kind != NodeKind::reduce)
     return lower_root(n);
@@ -132,6 +133,8 @@ std::vector<InputRef> Planner::materialize_tasks(const NodePtr& n, Body body) {
     return plan_scan(n, std::move(body));
   if (n->kind == NodeKind::user)
     return plan_user(*n);
+  if (n->kind == NodeKind::contract)
+    return plan_contract(*n);
   return plan_elementwise(n, std::move(body), Output{Output::Kind::buffer, n->dtype, 0, -1},
                           nullptr);
 }

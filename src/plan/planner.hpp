@@ -131,7 +131,8 @@ private:
 
   // ---- user_tasks.cpp (usercode helper)
 
-  /// A user node's "program": no instructions, its inputs as the reads to materialise first.
+  /// A user or contract node's "program": no instructions, its inputs as the reads to
+  /// materialise first.
   static Body user_reads(const graph::Node& n);
   /// One user task per output block of n, each reading its inputs' blocks widened by the halo.
   std::vector<InputRef> plan_user(const graph::Node& n);
@@ -139,6 +140,12 @@ private:
   /// itself where it is one block of src without halo, else a gather task padding it.
   InputRef user_input(const graph::Node& src, const UserStage& u, index_t block,
                       std::vector<TaskId>& deps);
+
+  // ---- contract.cpp (linalg helper)
+
+  /// The chains of product tasks of contract node n (its operands' blocks planned): per output
+  /// block, one task per block of the contracted axes, each adding into the one before.
+  std::vector<InputRef> plan_contract(const graph::Node& n);
 
   // ---- block_io.cpp: lazy leaves' load tasks, and write tasks
 

@@ -50,6 +50,7 @@ const char* shape_of(Kind kind) {
   case Kind::combine:
   case Kind::scan:
   case Kind::user:
+  case Kind::product:
     break;
   }
   return "ellipse";

@@ -26,6 +26,9 @@ int part_by_block(const plan::Plan& plan, const plan::Task& task, int parts) {
     return part_of_block(task.block, plan.loads[task.index].grid.numblocks(), parts);
   case plan::TaskKind::write:
     return part_of_block(task.block, plan.writes[task.index].grid.numblocks(), parts);
+  case plan::TaskKind::product: // every term of a block where the block is: its sum stays there
+    return part_of_block(
+        task.block, plan.products[plan.product_terms[task.index].stage].grid.numblocks(), parts);
   default:
     return -1;
   }

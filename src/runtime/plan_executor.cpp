@@ -118,6 +118,9 @@ void PlanExecutor::dispatch(TaskId id, int worker) {
   case plan::TaskKind::write:
     run_write(id, task, worker);
     break;
+  case plan::TaskKind::product:
+    run_product(id, task, worker);
+    break;
   }
 }
 

@@ -44,6 +44,7 @@ template <class P, class F> void for_each_input(P& plan, std::size_t t, F&& f) {
   case plan::TaskKind::scan:
   case plan::TaskKind::user:
   case plan::TaskKind::write:
+  case plan::TaskKind::product:
     for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
       f(plan.inputs[j].ref);
     break;
@@ -123,6 +124,10 @@ protected:
 
   /// A user block function on one output block, into a new buffer (usercode helper).
   virtual void run_user(TaskId id, const plan::Task& task, int worker) = 0;
+
+  /// One term of a product of blocks (Plan::product_terms): the product of its first two inputs,
+  /// added into its third (the term before, whose buffer becomes this task's output) if any.
+  virtual void run_product(TaskId id, const plan::Task& task, int worker) = 0;
 
   /// A lazy leaf's block read from its source (runtime/block_io_call.hpp) into a new buffer.
   virtual void run_load(TaskId id, const plan::Task& task, int worker) = 0;

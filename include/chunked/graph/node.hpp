@@ -118,6 +118,15 @@ struct UserParams {
   Boundary boundary;
 };
 
+/// A product of blocks (linalg: matmul, dot, tensordot): with axis counts (batch, m, k, n), input
+/// 0 has axes (batch..., m..., k...) and input 1 (batch..., k..., n...), on equal grids along the
+/// batch and k axes; the result, with axes (batch..., m..., n...), is the sum over the k axes of
+/// their products. In C order each block of input 0 is a stack of (M, K) matrices, of input 1 of
+/// (K, N) ones, of the result of (M, N) ones.
+struct ContractParams {
+  index_t batch = 0, m = 0, k = 0, n = 0;
+};
+
 enum class NodeKind : unsigned char {
   random,
   constant,
@@ -130,7 +139,8 @@ enum class NodeKind : unsigned char {
   assemble, // reshape helper: blocks copied together from pieces of the inputs' blocks
   scan,     // scans helper (issue 21)
   user,     // usercode helper: map_blocks, map_overlap (UserParams)
-  source    // a lazy leaf whose blocks are read from outside memory (SourceParams)
+  source,   // a lazy leaf whose blocks are read from outside memory (SourceParams)
+  contract  // linalg helper: a product of blocks (ContractParams)
 };
 
 struct Node {
@@ -141,7 +151,7 @@ struct Node {
   std::vector<NodePtr> inputs;
   std::variant<RandomParams, ConstantParams, ArangeParams, StoredParams, ElementwiseParams,
                ViewParams, RechunkParams, ReduceParams, AssembleParams, ScanParams, UserParams,
-               SourceParams>
+               SourceParams, ContractParams>
       params;
 
   template <class P> const P& as() const { return std::get<P>(params); }
@@ -176,6 +186,13 @@ NodePtr make_scan(NodePtr input, ScanParams p);
 /// A user block function's result of dtype `result` over `grid` (as many blocks per axis as
 /// p.input_grid); the inputs have p.input_grid's shape. The API checks the arguments' meaning.
 NodePtr make_user(DType result, ChunkGrid grid, std::vector<NodePtr> inputs, UserParams p);
+
+/// The product of `a` and `b` over p.k axes (ContractParams), both float or both double, with
+/// equal extents and block lengths along the batch and k axes (the API aligns them first);
+/// ValueError otherwise.
+NodePtr make_contract(NodePtr a, NodePtr b, ContractParams p);
+/// `input` cut into the blocks of `grid` (any lengths summing to its extents; ShapeError else).
+NodePtr make_rechunk(NodePtr input, ChunkGrid grid);
 
 /// Cast to dtype (the same node when it already has it).
 NodePtr cast(NodePtr input, DType dtype);

@@ -2,6 +2,7 @@
 // CPU executor: maps plan tasks to interpreter calls, owns intermediate buffers until released;
 // and the CPU backend behind runtime::cpu_backend().
 #include "backend/cpu/executor.hpp"
+#include "backend/cpu/gemm.hpp"
 #include "backend/cpu/interpreter.hpp"
 #include "backend/cpu/partials.hpp"
 #include "backend/cpu/scan.hpp"
@@ -139,6 +140,17 @@ private:
     }
     outputs_[id] = make_host_buffer(output_bytes(task.output, c.op));
     finalize_partials(c.op, c.result, c.input, result, n, c.count, c.ddof, outputs_[id]->data());
+  }
+
+  /// A term after the first adds into the buffer of the term before, which only it reads.
+  void run_product(runtime::TaskId id, const plan::Task& task, int) override {
+    const plan::ProductShape s = plan::product_shape(plan_, task);
+    if (s.accumulate)
+      outputs_[id] = outputs_[plan_.inputs[task.inputs_begin + 2].ref.task];
+    else
+      outputs_[id] = make_host_buffer(output_bytes(task.output, plan::ReduceOp::sum));
+    multiply_blocks(task.output.dtype, s, pointer(plan_.inputs[task.inputs_begin].ref),
+                    pointer(plan_.inputs[task.inputs_begin + 1].ref), outputs_[id]->data());
   }
 
   void run_scan(runtime::TaskId id, const plan::Task& task, int) override {

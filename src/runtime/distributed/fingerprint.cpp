@@ -137,6 +137,21 @@ void hash_stages(Hasher& h, const plan::Plan& plan) {
     h.grid(w.grid);
     h.value(w.dtype);
   }
+  for (const plan::ProductStage& p : plan.products) {
+    h.value(p.dtype);
+    h.grid(p.grid);
+    h.grid(p.a_grid);
+    h.grid(p.b_grid);
+    h.value(p.axes.batch);
+    h.value(p.axes.m);
+    h.value(p.axes.k);
+    h.value(p.axes.n);
+  }
+  for (const plan::ProductTerm& t : plan.product_terms) {
+    h.value(t.stage);
+    h.value(t.a_block);
+    h.value(t.b_block);
+  }
   for (const plan::Destination& d : plan.destinations) {
     h.value(d.dtype);
     h.shape(d.shape);
