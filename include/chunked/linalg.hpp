@@ -67,9 +67,8 @@ ChunkedArray<detail::product_t<T, U>, B> dot(const ChunkedArray<T, B>& a,
                                              const ChunkedArray<U, B>& b) {
   using R = detail::product_t<T, U>;
   if (a.ndim() == 0 || b.ndim() == 0) {
-    ChunkedArray<R, B> product = a.template astype<R>() * b.template astype<R>();
-    detail::dot(product.node(), product.node()); // the dtype check, for the same error
-    return product;
+    detail::dot(a.node(), b.node()); // the dtype check, for the same error
+    return a.template astype<R>() * b.template astype<R>();
   }
   return ChunkedArray<R, B>(detail::dot(a.node(), b.node()));
 }

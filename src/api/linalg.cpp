@@ -151,12 +151,16 @@ NodePtr tensordot(const NodePtr& a, const NodePtr& b, index_t axes) {
   return tensordot(a, b, la, lb);
 }
 
-NodePtr matmul(const NodePtr& a0, const NodePtr& b0) {
+namespace {
+
+/// matmul, its messages starting with `what` (matmul, or dot for the operands they share).
+NodePtr matmul_as(const char* what, const NodePtr& a0, const NodePtr& b0) {
+  const std::string w(what);
   if (a0->shape.ndim() == 0 || b0->shape.ndim() == 0)
-    throw ValueError("matmul: shapes " + shapes_of(a0, b0) +
+    throw ValueError(w + ": shapes " + shapes_of(a0, b0) +
                      ": a 0-d operand has no matrix axes; expected arrays of rank 1 or more "
                      "(use * to scale)");
-  product_dtype("matmul", a0, b0);
+  product_dtype(what, a0, b0);
   const bool vec_a = a0->shape.ndim() == 1, vec_b = b0->shape.ndim() == 1;
   NodePtr a = vec_a ? expand_dims(a0, {0}) : a0;
   NodePtr b = vec_b ? expand_dims(b0, {1}) : b0;
@@ -164,7 +168,7 @@ NodePtr matmul(const NodePtr& a0, const NodePtr& b0) {
   const auto& eb = b->shape.extents();
   const index_t k_a = ea.back(), k_b = eb[eb.size() - 2];
   if (k_a != k_b)
-    throw ShapeError("matmul: shapes " + shapes_of(a0, b0) + " do not match: a's last axis has " +
+    throw ShapeError(w + ": shapes " + shapes_of(a0, b0) + " do not match: a's last axis has " +
                      std::to_string(k_a) + " elements, b's " +
                      (vec_b ? std::string("only axis") : std::string("second-to-last axis")) +
                      " has " + std::to_string(k_b));
@@ -175,7 +179,7 @@ NodePtr matmul(const NodePtr& a0, const NodePtr& b0) {
   try {
     batch = graph::broadcast_shapes(sa, sb);
   } catch (const ShapeError&) {
-    throw ShapeError("matmul: shapes " + shapes_of(a0, b0) + " do not broadcast: batch shapes " +
+    throw ShapeError(w + ": shapes " + shapes_of(a0, b0) + " do not broadcast: batch shapes " +
                      sa.to_string() + " and " + sb.to_string());
   }
   auto with_batch = [&](const NodePtr& x) {
@@ -186,9 +190,9 @@ NodePtr matmul(const NodePtr& a0, const NodePtr& b0) {
   };
   const index_t nb = batch.ndim();
   if (nb + 2 > max_ndim)
-    throw ValueError("matmul: shapes " + shapes_of(a0, b0) + " have more batch axes than the " +
+    throw ValueError(w + ": shapes " + shapes_of(a0, b0) + " have more batch axes than the " +
                      std::to_string(max_ndim) + " axes supported");
-  NodePtr c = contract("matmul", with_batch(a), with_batch(b), {nb, 1, 1, 1});
+  NodePtr c = contract(what, with_batch(a), with_batch(b), {nb, 1, 1, 1});
   std::vector<index_t> drop;
   if (vec_a)
     drop.push_back(nb);
@@ -197,13 +201,17 @@ NodePtr matmul(const NodePtr& a0, const NodePtr& b0) {
   return drop.empty() ? c : squeeze(c, Axes(std::move(drop)));
 }
 
+} // namespace
+
+NodePtr matmul(const NodePtr& a, const NodePtr& b) { return matmul_as("matmul", a, b); }
+
 NodePtr dot(const NodePtr& a, const NodePtr& b) {
   if (a->shape.ndim() == 0 || b->shape.ndim() == 0) {
     product_dtype("dot", a, b); // a 0-d operand: the caller multiplied; only the dtype check
     return a;
   }
   if (a->shape.ndim() <= 2 && b->shape.ndim() <= 2)
-    return matmul(a, b);
+    return matmul_as("dot", a, b);
   const index_t last_b = b->shape.ndim() == 1 ? 0 : b->shape.ndim() - 2;
   if (a->shape.extents().back() != b->shape.extents()[static_cast<std::size_t>(last_b)])
     throw ShapeError("dot: shapes " + shapes_of(a, b) + " do not match: a's last axis has " +

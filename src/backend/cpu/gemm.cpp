@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 
 #if CHUNKED_HAVE_BLAS
 #include <cblas.h>
@@ -51,11 +50,12 @@ template <class T> void gemm(const plan::ProductShape& s, const T* a, const T* b
 #endif
 
 /// OpenBLAS runs a call on as many threads as it is set to, and its results could change with
-/// that count; chunked's workers are the parallelism, so each call runs on its caller alone.
+/// that count; chunked's workers are the parallelism, so each call runs on its caller alone. The
+/// count is process-wide: set again before each product, whatever the program set in between.
 void single_threaded_blas() {
 #if CHUNKED_HAVE_OPENBLAS
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
+  if (openblas_get_num_threads() != 1)
+    openblas_set_num_threads(1);
 #endif
 }
 

@@ -3,6 +3,7 @@
 // and stream a task runs on, the events that order streams, and which kernels a task launches.
 // Memory (buffers, staging, the stored-input cache), launch geometry and the JIT are layers of
 // their own (memory.hpp, launch_geometry.hpp, jit.hpp).
+#include "backend/cuda/blas.hpp"
 #include "backend/cuda/copy_rows.hpp"
 #include "backend/cuda/gpu_trace.hpp"
 #include "backend/cuda/host_io.hpp"
@@ -97,7 +98,7 @@ public:
           slots_[static_cast<std::size_t>(worker_[t])]->memory.expect_read(ref.stored);
       });
     for (const plan::Destination& dst : plan_.destinations)
-      pinned_destination_.push_back(static_cast<char>(is_pinned(dst.data)));
+      pinned_destination_.push_back(static_cast<char>(is_pinned_host(dst.data)));
     // Values that a copy task would only move into a caller's destination (x.sum().item()) go
     // there straight from their combine's finalize: no store kernel, no second device block.
     BlockProgram copy;
@@ -203,15 +204,6 @@ private:
   /// the ranks of a cluster too.
   void assign_workers() {
     worker_ = runtime::partition_tasks(plan_, static_cast<int>(slots_.size()));
-  }
-
-  static bool is_pinned(const void* host) {
-    cudaPointerAttributes attributes{};
-    if (cudaPointerGetAttributes(&attributes, host) != cudaSuccess) {
-      cudaGetLastError();
-      return false;
-    }
-    return attributes.type == cudaMemoryTypeHost;
   }
 
   /// The device pointer of an input on this device, after the task's stream has been ordered
@@ -522,6 +514,29 @@ private:
     io_.write_after(id, std::move(host), std::move(copied));
   }
 
+  /// A term after the first adds in place into the buffer of the term before, which only it
+  /// reads (a copy of it where that is not on this device: received from another rank).
+  void run_product(runtime::TaskId id, const plan::Task& task, int worker) override {
+    DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
+    const plan::ProductShape sh = plan::product_shape(plan_, task);
+    const plan::TaskInput* in = &plan_.inputs[task.inputs_begin];
+    const void* a = device_pointer(d, in[0].ref);
+    const void* b = device_pointer(d, in[1].ref);
+    std::shared_ptr<Buffer> out;
+    if (sh.accumulate) {
+      const void* sum = device_pointer(d, in[2].ref);
+      out = outputs_[in[2].ref.task];
+      if (sum != out->data())
+        out = d.temps.back(); // device_pointer's copy
+    } else {
+      out = d.memory.allocate(output_bytes(task.output, plan::ReduceOp::sum), d.stream());
+    }
+    const GpuSpan span(d.stream(), "matmul", "kernel");
+    multiply_blocks(d.id(), d.stream().get(), scratch(d, blas_workspace_bytes), task.output.dtype,
+                    sh, a, b, out->data());
+    outputs_[id] = std::move(out);
+  }
+
   void run_join(runtime::TaskId, const plan::Task&, int) override {
     throw BackendError(pieces_unsupported);
   }
@@ -564,22 +579,6 @@ private:
   /// destructor has waited for the streams their blocks are copied on.
   HostIo io_;
 };
-
-std::vector<int> select_devices(const ComputeOptions& options, int count) {
-  if (count == 0)
-    throw BackendError(
-        "Cuda backend: no CUDA device is visible; use chunked::Auto for CPU fallback");
-  std::vector<int> devices = options.devices;
-  if (devices.empty())
-    for (int i = 0; i < count; ++i)
-      devices.push_back(i);
-  for (int id : devices)
-    if (id < 0 || id >= count)
-      throw BackendError(fmt::format("Cuda backend: ComputeOptions::devices names device {}, but "
-                                     "devices 0 to {} are visible",
-                                     id, count - 1));
-  return devices;
-}
 
 } // namespace
 

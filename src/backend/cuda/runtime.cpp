@@ -74,6 +74,31 @@ float Event::elapsed_since(const Event& start) const {
   return ms;
 }
 
+bool is_pinned_host(const void* host) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, host) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeHost;
+}
+
+std::vector<int> select_devices(const ComputeOptions& options, int count) {
+  if (count == 0)
+    throw BackendError(
+        "Cuda backend: no CUDA device is visible; use chunked::Auto for CPU fallback");
+  std::vector<int> devices = options.devices;
+  if (devices.empty())
+    for (int i = 0; i < count; ++i)
+      devices.push_back(i);
+  for (int id : devices)
+    if (id < 0 || id >= count)
+      throw BackendError(fmt::format("Cuda backend: ComputeOptions::devices names device {}, but "
+                                     "devices 0 to {} are visible",
+                                     id, count - 1));
+  return devices;
+}
+
 DeviceState& device_state(int device) {
   static std::mutex mutex;
   static std::array<DeviceState*, 64> states{};

@@ -5,6 +5,7 @@
 
 #include <chunked/core/buffer.hpp>
 #include <chunked/core/error.hpp>
+#include <chunked/runtime/compute_options.hpp>
 #include <chunked/runtime/memory_resource.hpp>
 
 #include <cuda_runtime.h>
@@ -15,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace chunked::cuda {
 
@@ -100,6 +102,13 @@ private:
   std::mutex mutex_;
   Stream* compute_[max_streams_per_device] = {};
 };
+
+/// Whether `host` is page-locked host memory (which copies reach without staging).
+bool is_pinned_host(const void* host);
+
+/// The devices a computation runs on: ComputeOptions::devices, or all `count` visible ones;
+/// BackendError when there is none or one named does not exist.
+std::vector<int> select_devices(const ComputeOptions& options, int count);
 
 /// The process-wide state of `device`, created on first use.
 DeviceState& device_state(int device);

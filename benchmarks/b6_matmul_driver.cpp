@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+// chunked-b6-benchmark: BENCHMARKS.md B6, matmul(a, b) of float64 random operands, against one
+// BLAS call of the same size in the same process: cuBLAS DGEMM on device arrays
+// (b6_gemm_reference.cu) for --backend cuda, OpenBLAS dgemm on the same threads for cpu.
+//
+//   chunked-b6-benchmark [--size 32768] [--chunk 8192] [--backend cuda|cpu] [--threads T]
+//                        [--repeat 3] [--operands device|host] [--limit-gib G]
+//
+// --operands device: both operands persisted first (on the GPU for cuda), so the timing is the
+// product alone. host: operands in host memory (from_host), streamed to the GPU block by block;
+// --limit-gib caps the computation's device memory (ComputeOptions::device_memory_limit)
+// to show operands larger than it. Prints the median time, its rate in TFLOP/s, the reference's,
+// their ratio, and a checksum (the sum of the product) that must not depend on the thread count.
+#include <chunked/chunked.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#ifdef CHUNKED_B6_CUDA
+/// Seconds of one cublasDgemm of n x n operands on device memory (median of `repeat`).
+double b6_cublas_dgemm_seconds(long n, int repeat);
+#endif
+#ifdef CHUNKED_B6_BLAS
+#include <cblas.h>
+#endif
+
+using namespace chunked;
+
+namespace {
+
+struct Config {
+  index_t size = 32768, chunk = 8192;
+  std::string backend = "cuda";
+  std::string operands = "device";
+  int threads = 0;
+  int repeat = 3;
+  double limit_gib = 0;
+};
+
+template <class F> double median_seconds(int repeat, F&& f) {
+  std::vector<double> times;
+  for (int r = 0; r < repeat; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+/// The reference: one BLAS call of the same size (0 when this build has none for the backend).
+double reference_seconds(const Config& c) {
+#ifdef CHUNKED_B6_CUDA
+  if (c.backend == "cuda")
+    return b6_cublas_dgemm_seconds(static_cast<long>(c.size), c.repeat);
+#endif
+#ifdef CHUNKED_B6_BLAS
+  if (c.backend == "cpu") {
+    const auto n = static_cast<std::size_t>(c.size);
+    std::vector<double> a(n * n, 1.0), b(n * n, 0.5), out(n * n);
+    openblas_set_num_threads(c.threads > 0 ? c.threads : 0);
+    const int ni = static_cast<int>(n);
+    return median_seconds(c.repeat, [&] {
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, ni, ni, ni, 1.0, a.data(), ni,
+                  b.data(), ni, 0.0, out.data(), ni);
+    });
+  }
+#endif
+  return 0;
+}
+
+template <class B> void run(const Config& c) {
+  ComputeOptions options;
+  options.num_threads = c.threads;
+  if (c.limit_gib > 0)
+    options.device_memory_limit = static_cast<std::size_t>(c.limit_gib * double(1 << 30));
+  Generator rng(6);
+  const Shape shape{c.size, c.size};
+  const Chunks chunks{c.chunk, c.chunk};
+  ChunkedArray<double, B> a = rng.normal<double, B>(shape, chunks, 0.0, 1.0);
+  ChunkedArray<double, B> b = rng.normal<double, B>(shape, chunks, 0.0, 1.0);
+  if (c.operands == "host") {
+    // Operands in host memory (from_host keeps them page-locked for the GPU's copies).
+    a = from_host<B>(a.compute(options), chunks);
+    b = from_host<B>(b.compute(options), chunks);
+  } else {
+    a = a.persist(options);
+    b = b.persist(options);
+  }
+  double checksum = 0;
+  ChunkedArray<double, B> product = matmul(a, b);
+  product.persist(options); // the first call: code generation, pools, cuBLAS handles
+  const double t = median_seconds(c.repeat, [&] { product.persist(options); });
+  checksum = product.sum().item(options);
+  const double flop = 2.0 * double(c.size) * double(c.size) * double(c.size);
+  const double ref = reference_seconds(c);
+  std::printf("B6 matmul %lldx%lld float64 in %lldx%lld chunks, backend=%s operands=%s "
+              "threads=%d limit=%.1fGiB\n",
+              static_cast<long long>(c.size), static_cast<long long>(c.size),
+              static_cast<long long>(c.chunk), static_cast<long long>(c.chunk), c.backend.c_str(),
+              c.operands.c_str(), c.threads, c.limit_gib);
+  std::printf("chunked:   %.4f s  %.2f TFLOP/s\n", t, flop / t * 1e-12);
+  if (ref > 0)
+    std::printf("reference: %.4f s  %.2f TFLOP/s  (one %s call)  chunked/reference = %.3f\n",
+                ref, flop / ref * 1e-12, c.backend == "cuda" ? "cublasDgemm" : "OpenBLAS dgemm",
+                ref / t);
+  std::printf("checksum %.17g\n", checksum);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  Config c;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string_view arg = argv[i];
+    const char* v = argv[i + 1];
+    if (arg == "--size")
+      c.size = std::atoll(v);
+    else if (arg == "--chunk")
+      c.chunk = std::atoll(v);
+    else if (arg == "--backend")
+      c.backend = v;
+    else if (arg == "--operands")
+      c.operands = v;
+    else if (arg == "--threads")
+      c.threads = std::atoi(v);
+    else if (arg == "--repeat")
+      c.repeat = std::max(1, std::atoi(v));
+    else if (arg == "--limit-gib")
+      c.limit_gib = std::atof(v);
+    else {
+      std::fprintf(stderr, "chunked-b6-benchmark: unknown option %s\n", argv[i]);
+      return 2;
+    }
+  }
+  try {
+    if (c.backend == "cuda")
+      run<Cuda>(c);
+    else
+      run<Cpu>(c);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "chunked-b6-benchmark: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
