@@ -66,8 +66,10 @@ Body Planner::materialize_program(const NodePtr& n) {
   }
   if (n->kind == NodeKind::scan)
     return lower_root(n->inputs[0]); // the program computing the blocks to scan
-  if (n->kind == NodeKind::user || n->kind == NodeKind::contract)
+  if (n->kind == NodeKind::user)
     return user_reads(*n);
+  if (n->kind == NodeKind::contract)
+    return contract_reads(*n);
   if (n->kind != NodeKind::reduce)
     return lower_root(n);
   // A mean, var or std whose shared moments pass is planned already only finalizes it.

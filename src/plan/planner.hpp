@@ -131,8 +131,7 @@ private:
 
   // ---- user_tasks.cpp (usercode helper)
 
-  /// A user or contract node's "program": no instructions, its inputs as the reads to
-  /// materialise first.
+  /// A user node's "program": no instructions, its inputs as the reads to materialise first.
   static Body user_reads(const graph::Node& n);
   /// One user task per output block of n, each reading its inputs' blocks widened by the halo.
   std::vector<InputRef> plan_user(const graph::Node& n);
@@ -143,8 +142,11 @@ private:
 
   // ---- contract.cpp (linalg helper)
 
-  /// The chains of product tasks of contract node n (its operands' blocks planned): per output
-  /// block, one task per block of the contracted axes, each adding into the one before.
+  /// A contract node's "program": no instructions; as the reads to materialise first, each
+  /// operand that is read from memory, and what the programs of the others read.
+  Body contract_reads(const graph::Node& n);
+  /// The chains of product tasks of contract node n (what its operands read planned): per
+  /// output block, one task per block of the contracted axes, each adding into the one before.
   std::vector<InputRef> plan_contract(const graph::Node& n);
 
   // ---- block_io.cpp: lazy leaves' load tasks, and write tasks
