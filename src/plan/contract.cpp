@@ -24,8 +24,10 @@ ProductShape product_shape(const Plan& plan, const Task& task) {
   const ProductTerm& term = plan.product_terms[task.index];
   const ProductStage& st = plan.products[term.stage];
   const graph::ContractParams& p = st.axes;
-  const std::vector<index_t> a = st.a_grid.block_shape(st.a_grid.block_index(term.a_block)).extents();
-  const std::vector<index_t> b = st.b_grid.block_shape(st.b_grid.block_index(term.b_block)).extents();
+  const std::vector<index_t> a =
+      st.a_grid.block_shape(st.a_grid.block_index(term.a_block)).extents();
+  const std::vector<index_t> b =
+      st.b_grid.block_shape(st.b_grid.block_index(term.b_block)).extents();
   ProductShape s;
   auto product = [](const std::vector<index_t>& e, index_t from, index_t count) {
     index_t r = 1;
@@ -88,13 +90,14 @@ std::vector<InputRef> Planner::plan_contract(const graph::Node& n) {
     const graph::Node& x = *n.inputs[j];
     if (program[j] < 0)
       return block_ref(x, number);
-    const Output out{Output::Kind::buffer, x.dtype, x.grid.block_shape(x.grid.block_index(number)).size(),
-                     -1};
+    const Output out{Output::Kind::buffer, x.dtype,
+                     x.grid.block_shape(x.grid.block_index(number)).size(), -1};
     const TaskId id = add_program_task(static_cast<std::uint32_t>(program[j]), number, out);
     if (t >= 2) {
       std::vector<TaskId>& deps = plan.deps[id];
-      deps.insert(std::upper_bound(deps.begin(), deps.end(), chain[static_cast<std::size_t>(t - 2)]),
-                  chain[static_cast<std::size_t>(t - 2)]);
+      deps.insert(
+          std::upper_bound(deps.begin(), deps.end(), chain[static_cast<std::size_t>(t - 2)]),
+          chain[static_cast<std::size_t>(t - 2)]);
     }
     return InputRef{InputRef::Kind::task, id, nullptr};
   };
