@@ -124,6 +124,18 @@ TEST(Distributed, MoreKindsOfOperation) {
   expect_same(h(slice(5, 5), slice(none, none)).sum(Axes{0})); // empty rows
 }
 
+TEST(Distributed, ProductsOfBlocks) {
+  // Chains of product terms stay on the rank of their output block; operand blocks move to it.
+  Generator gen(8);
+  const auto a = gen.normal<double>(Shape{23, 17}, Chunks{5, 4}, 0.0, 1.0);
+  const auto b = gen.normal<double>(Shape{17, 11}, Chunks{6, 3}, 0.0, 1.0);
+  const auto s = gen.uniform<float>(Shape{3, 7, 5}, Chunks{2, 3, 2}, -1.0F, 1.0F);
+  expect_same(matmul(a, b));
+  expect_same(matmul(a * 2.0 + 1.0, b).sum(Axes{1}));
+  expect_same(matmul(s, s.transpose({0, 2, 1})));
+  expect_same(tensordot(s, s, {{0, 1}, {0, 1}}));
+}
+
 /// `f` of an array persisted over the ranks equals `f` of the same array in one process.
 template <class F> void expect_same_persisted(F f) {
   const auto y = (x * 2.0).persist(over_ranks());
@@ -134,6 +146,7 @@ template <class F> void expect_same_persisted(F f) {
 TEST(Distributed, PersistKeepsEachRanksBlocks) {
   // Read again in the same grid, in another, and reduced: blocks move to the ranks reading them.
   expect_same_persisted([](const auto& y) { return y + 1.0; });
+  expect_same_persisted([](const auto& y) { return matmul(y, y.transpose()); });
   expect_same_persisted([](const auto& y) { return y(slice(3, none), slice(none, none, -1)); });
   expect_same_persisted([](const auto& y) { return y.rechunk(Chunks{11, 23}) * 1.0; });
   expect_same_persisted([](const auto& y) { return y.sum(Axes{1}); });
