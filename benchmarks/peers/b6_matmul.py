@@ -69,8 +69,8 @@ def run_torch(n, chunk, repeat):
 
 def run_dask(n, chunk, repeat):
     import dask.array as da
-    a = da.random.default_rng(6).standard_normal((n, n), chunks=(chunk, chunk)).persist()
-    b = da.random.default_rng(7).standard_normal((n, n), chunks=(chunk, chunk)).persist()
+    a = da.random.RandomState(6).standard_normal((n, n), chunks=(chunk, chunk)).persist()
+    b = da.random.RandomState(7).standard_normal((n, n), chunks=(chunk, chunk)).persist()
     report("dask", n, timed(lambda: (a @ b).persist(), lambda: None, repeat))
 
 
