@@ -27,6 +27,10 @@ public:
   std::shared_ptr<Buffer> to_host(const Buffer& buffer) const override {
     return cuda::download(buffer);
   }
+  void copy_bytes(void* dst, MemorySpace to, const void* src, MemorySpace from,
+                  std::size_t bytes) const override {
+    cuda::copy_bytes(dst, to, src, from, bytes);
+  }
   CopyRate copy_rate() const override {
     return {cuda::device_copy_rate(), "device-to-device copy on GPU 0, bytes read and written"};
   }

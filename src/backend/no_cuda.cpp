@@ -26,6 +26,11 @@ std::shared_ptr<Buffer> download(const Buffer&) {
       "Cuda backend: this build of chunked has no CUDA support, so it holds no device buffers");
 }
 
+void copy_bytes(void*, MemorySpace, const void*, MemorySpace, std::size_t) {
+  throw BackendError(
+      "Cuda backend: this build of chunked has no CUDA support, so it holds no device memory");
+}
+
 int pointer_device(const void*) { return -1; }
 double device_copy_rate() { return 0; }
 

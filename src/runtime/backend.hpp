@@ -45,6 +45,10 @@ public:
   /// A host copy of a buffer held in this backend's memory (a block persist() left on a GPU);
   /// BackendError when the backend holds no such memory.
   virtual std::shared_ptr<Buffer> to_host(const Buffer& buffer) const = 0;
+  /// Copies `bytes` from `src` in `from` to `dst` in `to`, host memory or this backend's, and
+  /// returns when they are there; BackendError for memory the backend does not hold.
+  virtual void copy_bytes(void* dst, MemorySpace to, const void* src, MemorySpace from,
+                          std::size_t bytes) const = 0;
 
   /// How fast this backend's memory copies, for the report's rates: bytes read and written per
   /// second (a copy's traffic, the ceiling of a program that streams its data) and what was

@@ -7,6 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#ifdef CHUNKED_TEST_CUDA
+#include <cuda_runtime.h>
+#endif
+
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -285,5 +289,24 @@ TEST(Distributed, AutoRunsOnEachRanksGpuWhereThereIsOne) {
   EXPECT_TRUE(bitwise(load_npy<double>(path, Chunks{7, 7}).compute(alone()), a.compute(alone())));
   remove_when_read(path);
 }
+
+#ifdef CHUNKED_TEST_CUDA
+TEST(Distributed, ToDeviceGivesEveryRankTheWholeResult) {
+  if (!cuda_available())
+    GTEST_SKIP() << "no usable CUDA device";
+  Generator gen(12);
+  const auto a = gen.normal<double, Cuda>(Shape{31, 19}, Chunks{4, 6}, 0.0, 1.0);
+  const auto y = matmul(a * 2.0 + 1.0, a.transpose()) + a.sum(Axes{1}).reshape({31, 1});
+  const NDArray<double> single = y.compute(alone());
+  const std::size_t bytes = single.span().size() * sizeof(double);
+  double* device = nullptr;
+  ASSERT_EQ(cudaMalloc(&device, bytes), cudaSuccess);
+  y.to_device(device, 0, over_ranks());
+  NDArray<double> back(single.shape());
+  ASSERT_EQ(cudaMemcpy(back.data(), device, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(device);
+  EXPECT_TRUE(bitwise(back, single));
+}
+#endif
 
 } // namespace

@@ -217,6 +217,13 @@ public:
       std::memcpy(copy->data(), buffer.data(), buffer.bytes());
     return copy;
   }
+  void copy_bytes(void* dst, MemorySpace to, const void* src, MemorySpace from,
+                  std::size_t bytes) const override {
+    if (to.kind != MemorySpace::Kind::host || from.kind != MemorySpace::Kind::host)
+      throw BackendError("Cpu backend: device memory is not the CPU backend's to copy");
+    if (bytes > 0)
+      std::memcpy(dst, src, bytes);
+  }
   CopyRate copy_rate() const override { return runtime::host_copy_rate(); }
 };
 

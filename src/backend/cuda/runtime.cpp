@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <mutex>
 #include <new>
@@ -346,6 +347,15 @@ std::shared_ptr<Buffer> make_transfer_buffer(std::size_t bytes,
   if (fill)
     fill(buffer->data());
   return buffer;
+}
+
+void copy_bytes(void* dst, MemorySpace to, const void* src, MemorySpace from, std::size_t bytes) {
+  if (bytes == 0)
+    return;
+  const int device = to.kind == MemorySpace::Kind::device ? to.device : from.device;
+  DeviceGuard guard(std::max(device, 0));
+  check(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), "cudaMemcpy", device,
+        std::to_string(bytes) + " bytes");
 }
 
 } // namespace chunked::cuda

@@ -35,6 +35,8 @@ std::shared_ptr<Buffer> make_transfer_buffer(std::size_t bytes,
 /// A host copy of a buffer held in device memory, so that the CPU backend can read blocks that
 /// persist() left on a GPU.
 std::shared_ptr<Buffer> download(const Buffer& device_buffer);
+/// Copies `bytes` between host memory and a device's (`to`, `from`), synchronously.
+void copy_bytes(void* dst, MemorySpace to, const void* src, MemorySpace from, std::size_t bytes);
 
 // ---- Views (interop): borrowed device memory
 /// The device whose memory `p` points into (device memory, or managed memory that lives on a

@@ -94,12 +94,6 @@ ClusterComputation::run(plan::Plan& plan, const Backend& backend,
     return execute();
   distribution_.emplace(*cluster_, backend, plan);
   Distribution& d = *distribution_;
-  if (d.ranks() > 1)
-    for (const plan::Destination& to : plan.destinations)
-      if (to.space.kind != MemorySpace::Kind::host)
-        throw ValueError("to_device() over a cluster of " + std::to_string(d.ranks()) +
-                         " ranks: results are shared in host memory; compute() or to_host() "
-                         "there, then copy to the device");
   const auto copies = fetch_stored_blocks(plan, d);
   std::vector<std::shared_ptr<Buffer>> outputs;
   {

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // share_destinations (destinations.hpp).
 #include "runtime/distributed/destinations.hpp"
+#include "runtime/backend.hpp"
 
 #include <chunked/core/error.hpp>
 
 #include <cstring>
+#include <vector>
 
 namespace chunked::runtime {
 
@@ -33,10 +35,11 @@ template <class F> void for_each_row(const plan::BlockProgram& program, F&& f) {
   }
 }
 
-/// Copies between the destinations and one rank's packed values, in task order: `pack` true
-/// copies into `packed`, false out of it. Returns the bytes of that rank's values.
-std::size_t move_values(const plan::Plan& plan, const Distribution& d, int rank, char* packed,
-                        bool pack) {
+/// Copies between the destinations (in host memory at `where`, one per destination) and one
+/// rank's packed values, in task order: `pack` true copies into `packed`, false out of it.
+/// Returns the bytes of that rank's values.
+std::size_t move_values(const plan::Plan& plan, const Distribution& d,
+                        const std::vector<char*>& where, int rank, char* packed, bool pack) {
   std::size_t at = 0;
   plan::BlockProgram program;
   for (std::size_t t = 0; t < plan.tasks.size(); ++t) {
@@ -49,7 +52,8 @@ std::size_t move_values(const plan::Plan& plan, const Distribution& d, int rank,
     plan.instantiate(static_cast<plan::TaskId>(t), program);
     for_each_row(program, [&](index_t offset, index_t length) {
       const std::size_t bytes = static_cast<std::size_t>(length) * esize;
-      char* values = static_cast<char*>(to.data) + static_cast<std::size_t>(offset) * esize;
+      char* values = where[static_cast<std::size_t>(task.output.destination)] +
+                     static_cast<std::size_t>(offset) * esize;
       if (packed)
         std::memcpy(pack ? packed + at : values, pack ? values : packed + at, bytes);
       at += bytes;
@@ -63,23 +67,36 @@ std::size_t move_values(const plan::Plan& plan, const Distribution& d, int rank,
 void share_destinations(const plan::Plan& plan, const Distribution& d) {
   if (d.ranks() == 1 || plan.destinations.empty())
     return;
-  for (const plan::Destination& to : plan.destinations)
-    if (to.space.kind != MemorySpace::Kind::host)
-      throw ValueError("to_device() over a cluster of " + std::to_string(d.ranks()) +
-                       " ranks: results are shared in host memory; compute() or to_host() "
-                       "there, then copy to the device");
+  // A destination in device memory (to_device) is shared through a host copy of it: each rank
+  // computed its own boxes there, and takes the others' from the copy once they arrive.
+  std::vector<char*> where;
+  std::vector<std::vector<char>> mirrors(plan.destinations.size());
+  for (std::size_t j = 0; j < plan.destinations.size(); ++j) {
+    const plan::Destination& to = plan.destinations[j];
+    if (to.space.kind == MemorySpace::Kind::host) {
+      where.push_back(static_cast<char*>(to.data));
+      continue;
+    }
+    mirrors[j].resize(static_cast<std::size_t>(to.shape.size()) * dtype_size(to.dtype));
+    d.backend().copy_bytes(mirrors[j].data(), MemorySpace{}, to.data, to.space, mirrors[j].size());
+    where.push_back(mirrors[j].data());
+  }
   std::vector<char> packed;
   for (int root = 0; root < d.ranks(); ++root) {
-    const std::size_t bytes = move_values(plan, d, root, nullptr, true);
+    const std::size_t bytes = move_values(plan, d, where, root, nullptr, true);
     if (bytes == 0)
       continue;
     packed.resize(bytes);
     if (root == d.rank())
-      move_values(plan, d, root, packed.data(), true);
+      move_values(plan, d, where, root, packed.data(), true);
     d.cluster().broadcast(packed.data(), bytes, root);
     if (root != d.rank())
-      move_values(plan, d, root, packed.data(), false);
+      move_values(plan, d, where, root, packed.data(), false);
   }
+  for (std::size_t j = 0; j < plan.destinations.size(); ++j)
+    if (plan.destinations[j].space.kind != MemorySpace::Kind::host)
+      d.backend().copy_bytes(plan.destinations[j].data, plan.destinations[j].space,
+                             mirrors[j].data(), MemorySpace{}, mirrors[j].size());
 }
 
 } // namespace chunked::runtime

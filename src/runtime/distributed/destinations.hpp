@@ -9,8 +9,8 @@ namespace chunked::runtime {
 /// After a run: the values that each rank's tasks wrote into the plan's destinations (the
 /// caller's arrays of compute(), item(), to_host()) go to every other rank, one rank's values
 /// after the other, so that every rank holds every destination whole. Collective: every rank
-/// calls it with the same plan. ValueError for a destination in device memory on more than one
-/// rank (to_device over a cluster).
+/// calls it with the same plan. A destination in device memory (to_device) goes through a host
+/// copy of it on each rank.
 void share_destinations(const plan::Plan& plan, const Distribution& d);
 
 } // namespace chunked::runtime
