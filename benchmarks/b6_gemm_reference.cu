@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// B6's limit on the GPU: one cublasDgemm of n x n float64 operands already in device memory.
+// B6's limit on the GPU: one cublasDgemm of float64 operands already in device memory, and the
+// page-locked memory of the driver's streamed operands.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -33,20 +34,29 @@ __global__ void fill(double* x, std::size_t n, unsigned seed) {
 
 } // namespace
 
-double b6_cublas_dgemm_seconds(long n, int repeat) {
-  const std::size_t bytes = static_cast<std::size_t>(n) * static_cast<std::size_t>(n) * 8;
+void* b6_pinned_alloc(std::size_t bytes) {
+  void* p = nullptr;
+  check(cudaHostAlloc(&p, bytes, cudaHostAllocDefault) == cudaSuccess, "cudaHostAlloc");
+  return p;
+}
+
+void b6_pinned_free(void* p) { cudaFreeHost(p); }
+
+double b6_cublas_dgemm_seconds(long m, long k, long n, int repeat) {
+  const auto elements = [](long r, long c) { return static_cast<std::size_t>(r) * c; };
   double *a = nullptr, *b = nullptr, *c = nullptr;
-  check(cudaMalloc(&a, bytes) == cudaSuccess && cudaMalloc(&b, bytes) == cudaSuccess &&
-            cudaMalloc(&c, bytes) == cudaSuccess,
+  check(cudaMalloc(&a, elements(m, k) * 8) == cudaSuccess &&
+            cudaMalloc(&b, elements(k, n) * 8) == cudaSuccess &&
+            cudaMalloc(&c, elements(m, n) * 8) == cudaSuccess,
         "cudaMalloc");
-  fill<<<1024, 256>>>(a, bytes / 8, 1u);
-  fill<<<1024, 256>>>(b, bytes / 8, 2u);
+  fill<<<1024, 256>>>(a, elements(m, k), 1u);
+  fill<<<1024, 256>>>(b, elements(k, n), 2u);
   check(cudaDeviceSynchronize() == cudaSuccess, "the fill");
   cublasHandle_t h = nullptr;
   check(cublasCreate(&h) == CUBLAS_STATUS_SUCCESS, "cublasCreate");
   const double one = 1, zero = 0;
   auto call = [&] {
-    check(cublasDgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, n, a, n, &zero, c, n) ==
+    check(cublasDgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n) ==
               CUBLAS_STATUS_SUCCESS,
           "cublasDgemm");
     check(cudaDeviceSynchronize() == cudaSuccess, "the DGEMM");

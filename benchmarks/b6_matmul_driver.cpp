@@ -3,27 +3,37 @@
 // BLAS call of the same size in the same process: cuBLAS DGEMM on device arrays
 // (b6_gemm_reference.cu) for --backend cuda, OpenBLAS dgemm on the same threads for cpu.
 //
-//   chunked-b6-benchmark [--size 32768] [--chunk 8192] [--backend cuda|cpu] [--threads T]
-//                        [--repeat 3] [--operands device|host] [--limit-gib G]
+//   chunked-b6-benchmark [--size 32768 | --shape M K N] [--chunk 8192] [--backend cuda|cpu]
+//                        [--threads T] [--repeat 3] [--operands device|host|pinned]
+//                        [--limit-gib G]
 //
 // --operands device: both operands persisted first (on the GPU for cuda), so the timing is the
-// product alone. host: operands in host memory (from_host), streamed to the GPU block by block;
-// --limit-gib caps the computation's device memory (ComputeOptions::device_memory_limit)
-// to show operands larger than it. Prints the median time, its rate in TFLOP/s, the reference's,
-// their ratio, and a checksum (the sum of the product) that must not depend on the thread count.
+// product alone. host: operands in host memory (from_host), streamed to the GPU block by block.
+// pinned: operands in page-locked memory the driver allocates, read in place (from_host_view):
+// how operands larger than the device (--shape 24576 262144 24576: two 48 GiB operands) stream.
+// --limit-gib caps the computation's device memory (ComputeOptions::device_memory_limit). Prints
+// the median time, its rate in TFLOP/s, the reference's, their ratio, and a checksum (the sum of
+// the product) that must not depend on the thread count.
 #include <chunked/chunked.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #ifdef CHUNKED_B6_CUDA
-/// Seconds of one cublasDgemm of n x n operands on device memory (median of `repeat`).
-double b6_cublas_dgemm_seconds(long n, int repeat);
+/// Seconds of one cublasDgemm of (m, k) by (k, n) operands on device memory (median of
+/// `repeat`).
+double b6_cublas_dgemm_seconds(long m, long k, long n, int repeat);
+/// Page-locked host memory (cudaHostAlloc), and its free.
+void* b6_pinned_alloc(std::size_t bytes);
+void b6_pinned_free(void* p);
 #endif
 #ifdef CHUNKED_B6_BLAS
 #include <cblas.h>
@@ -34,7 +44,7 @@ using namespace chunked;
 namespace {
 
 struct Config {
-  index_t size = 32768, chunk = 8192;
+  index_t m = 32768, k = 32768, n = 32768, chunk = 8192;
   std::string backend = "cuda";
   std::string operands = "device";
   int threads = 0;
@@ -57,17 +67,19 @@ template <class F> double median_seconds(int repeat, F&& f) {
 double reference_seconds(const Config& c) {
 #ifdef CHUNKED_B6_CUDA
   if (c.backend == "cuda")
-    return b6_cublas_dgemm_seconds(static_cast<long>(c.size), c.repeat);
+    return b6_cublas_dgemm_seconds(static_cast<long>(c.m), static_cast<long>(c.k),
+                                   static_cast<long>(c.n), c.repeat);
 #endif
 #ifdef CHUNKED_B6_BLAS
   if (c.backend == "cpu") {
-    const auto n = static_cast<std::size_t>(c.size);
-    std::vector<double> a(n * n, 1.0), b(n * n, 0.5), out(n * n);
+    const auto m = static_cast<std::size_t>(c.m), k = static_cast<std::size_t>(c.k),
+               n = static_cast<std::size_t>(c.n);
+    std::vector<double> a(m * k, 1.0), b(k * n, 0.5), out(m * n);
     openblas_set_num_threads(c.threads > 0 ? c.threads : 0);
-    const int ni = static_cast<int>(n);
     return median_seconds(c.repeat, [&] {
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, ni, ni, ni, 1.0, a.data(), ni,
-                  b.data(), ni, 0.0, out.data(), ni);
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m),
+                  static_cast<int>(n), static_cast<int>(k), 1.0, a.data(), static_cast<int>(k),
+                  b.data(), static_cast<int>(n), 0.0, out.data(), static_cast<int>(n));
     });
   }
 #endif
@@ -80,11 +92,24 @@ template <class B> void run(const Config& c) {
   if (c.limit_gib > 0)
     options.device_memory_limit = static_cast<std::size_t>(c.limit_gib * double(1 << 30));
   Generator rng(6);
-  const Shape shape{c.size, c.size};
+  const Shape sa{c.m, c.k}, sb{c.k, c.n};
   const Chunks chunks{c.chunk, c.chunk};
-  ChunkedArray<double, B> a = rng.normal<double, B>(shape, chunks, 0.0, 1.0);
-  ChunkedArray<double, B> b = rng.normal<double, B>(shape, chunks, 0.0, 1.0);
-  if (c.operands == "host") {
+  ChunkedArray<double, B> a = rng.normal<double, B>(sa, chunks, 0.0, 1.0);
+  ChunkedArray<double, B> b = rng.normal<double, B>(sb, chunks, 0.0, 1.0);
+  std::vector<std::unique_ptr<double, void (*)(double*)>> pinned;
+  if (c.operands == "pinned") {
+#ifdef CHUNKED_B6_CUDA
+    for (ChunkedArray<double, B>* x : {&a, &b}) {
+      const auto count = static_cast<std::size_t>(x->shape().size());
+      auto* p = static_cast<double*>(b6_pinned_alloc(count * sizeof(double)));
+      pinned.emplace_back(p, [](double* q) { b6_pinned_free(q); });
+      x->to_host(std::span<double>(p, count), options);
+      *x = from_host_view<B>(std::span<const double>(p, count), x->shape(), chunks);
+    }
+#else
+    throw std::invalid_argument("--operands pinned needs a build with CUDA");
+#endif
+  } else if (c.operands == "host") {
     // Operands in host memory (from_host keeps them page-locked for the GPU's copies).
     a = from_host<B>(a.compute(options), chunks);
     b = from_host<B>(b.compute(options), chunks);
@@ -97,17 +122,17 @@ template <class B> void run(const Config& c) {
   product.persist(options); // the first call: code generation, pools, cuBLAS handles
   const double t = median_seconds(c.repeat, [&] { product.persist(options); });
   checksum = product.sum().item(options);
-  const double flop = 2.0 * double(c.size) * double(c.size) * double(c.size);
+  const double flop = 2.0 * double(c.m) * double(c.k) * double(c.n);
   const double ref = reference_seconds(c);
-  std::printf("B6 matmul %lldx%lld float64 in %lldx%lld chunks, backend=%s operands=%s "
-              "threads=%d limit=%.1fGiB\n",
-              static_cast<long long>(c.size), static_cast<long long>(c.size),
-              static_cast<long long>(c.chunk), static_cast<long long>(c.chunk), c.backend.c_str(),
+  std::printf("B6 matmul (%lld, %lld) @ (%lld, %lld) float64 in %lld^2 chunks, backend=%s "
+              "operands=%s threads=%d limit=%.1fGiB\n",
+              static_cast<long long>(c.m), static_cast<long long>(c.k), static_cast<long long>(c.k),
+              static_cast<long long>(c.n), static_cast<long long>(c.chunk), c.backend.c_str(),
               c.operands.c_str(), c.threads, c.limit_gib);
   std::printf("chunked:   %.4f s  %.2f TFLOP/s\n", t, flop / t * 1e-12);
   if (ref > 0)
-    std::printf("reference: %.4f s  %.2f TFLOP/s  (one %s call)  chunked/reference = %.3f\n",
-                ref, flop / ref * 1e-12, c.backend == "cuda" ? "cublasDgemm" : "OpenBLAS dgemm",
+    std::printf("reference: %.4f s  %.2f TFLOP/s  (one %s call)  chunked/reference = %.3f\n", ref,
+                flop / ref * 1e-12, c.backend == "cuda" ? "cublasDgemm" : "OpenBLAS dgemm",
                 ref / t);
   std::printf("checksum %.17g\n", checksum);
 }
@@ -119,9 +144,14 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string_view arg = argv[i];
     const char* v = argv[i + 1];
-    if (arg == "--size")
-      c.size = std::atoll(v);
-    else if (arg == "--chunk")
+    if (arg == "--size") {
+      c.m = c.k = c.n = std::atoll(v);
+    } else if (arg == "--shape" && i + 3 < argc) {
+      c.m = std::atoll(argv[i + 1]);
+      c.k = std::atoll(argv[i + 2]);
+      c.n = std::atoll(argv[i + 3]);
+      i += 2;
+    } else if (arg == "--chunk")
       c.chunk = std::atoll(v);
     else if (arg == "--backend")
       c.backend = v;
