@@ -24,8 +24,9 @@ std::string shapes_of(const NodePtr& a, const NodePtr& b) {
 /// The dtype both operands are multiplied in, or a ValueError for integer and bool operands.
 DType product_dtype(const char* what, const NodePtr& a, const NodePtr& b) {
   if (!is_floating(a->dtype) || !is_floating(b->dtype))
-    throw ValueError(std::string(what) + ": operands of dtypes " + std::string(dtype_name(a->dtype)) +
-                     " and " + std::string(dtype_name(b->dtype)) +
+    throw ValueError(std::string(what) + ": operands of dtypes " +
+                     std::string(dtype_name(a->dtype)) + " and " +
+                     std::string(dtype_name(b->dtype)) +
                      " are not supported; expected float or double (cast integer and bool "
                      "arrays to a floating type first)");
   return promote(a->dtype, b->dtype);
@@ -112,8 +113,9 @@ NodePtr tensordot(const NodePtr& a, const NodePtr& b, const std::vector<index_t>
                   const std::vector<index_t>& axes_b) {
   if (axes_a.size() != axes_b.size())
     throw ValueError("tensordot: the axis lists " + format_tuple(axes_a) + " and " +
-                     format_tuple(axes_b) + " have different lengths; expected one axis of b "
-                                            "for each axis of a");
+                     format_tuple(axes_b) +
+                     " have different lengths; expected one axis of b "
+                     "for each axis of a");
   const std::vector<index_t> ka = normalized("tensordot", a, axes_a);
   const std::vector<index_t> kb = normalized("tensordot", b, axes_b);
   for (std::size_t j = 0; j < ka.size(); ++j) {
@@ -133,8 +135,8 @@ NodePtr tensordot(const NodePtr& a, const NodePtr& b, const std::vector<index_t>
   perm_b.insert(perm_b.end(), fb.begin(), fb.end());
   if (m + static_cast<index_t>(fb.size()) > max_ndim)
     throw ValueError("tensordot: the result of shapes " + shapes_of(a, b) + " would have " +
-                     std::to_string(m + static_cast<index_t>(fb.size())) +
-                     " axes; at most " + std::to_string(max_ndim) + " are supported");
+                     std::to_string(m + static_cast<index_t>(fb.size())) + " axes; at most " +
+                     std::to_string(max_ndim) + " are supported");
   return contract("tensordot", transpose(a, perm_a), transpose(b, perm_b),
                   {0, m, static_cast<index_t>(ka.size()), static_cast<index_t>(fb.size())});
 }

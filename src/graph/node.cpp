@@ -414,12 +414,8 @@ NodePtr make_contract(NodePtr a, NodePtr b, ContractParams p) {
   ChunkGrid grid(std::move(lengths));
   Shape shape = grid.shape();
   const DType t = a->dtype;
-  return finish(Node{NodeKind::contract,
-                     t,
-                     std::move(shape),
-                     std::move(grid),
-                     {std::move(a), std::move(b)},
-                     p});
+  return finish(Node{
+      NodeKind::contract, t, std::move(shape), std::move(grid), {std::move(a), std::move(b)}, p});
 }
 
 NodePtr make_reduce(NodePtr input, ReduceParams p) {

@@ -20,9 +20,9 @@ std::string plural(index_t n, const char* one, const char* many) {
 
 /// "20 tasks: 17 program, 3 combine".
 std::string task_line(const Plan& plan, const PlanSummary& s) {
-  static constexpr std::array<const char*, 10> kinds = {
-      "program", "gather", "combine", "join",  "assemble",
-      "scan",    "user",   "load",    "write", "product"};
+  static constexpr std::array<const char*, 10> kinds = {"program",  "gather", "combine", "join",
+                                                        "assemble", "scan",   "user",    "load",
+                                                        "write",    "product"};
   std::string out = plural(static_cast<index_t>(plan.tasks.size()), "task", "tasks");
   const char* sep = ": ";
   for (std::size_t k = 0; k < kinds.size(); ++k) {

@@ -44,8 +44,7 @@ inline bool is_materialized(const graph::Node* n, const ForcedSet& forced) {
   return n->kind == graph::NodeKind::stored || n->kind == graph::NodeKind::reduce ||
          n->kind == graph::NodeKind::assemble || n->kind == graph::NodeKind::scan ||
          n->kind == graph::NodeKind::user || n->kind == graph::NodeKind::source ||
-         n->kind == graph::NodeKind::contract ||
-         forced.count(n) != 0;
+         n->kind == graph::NodeKind::contract || forced.count(n) != 0;
 }
 
 /// Lowers the region below `root` (iterated over root's shape, rank `ndim`) into `body`: root

@@ -220,10 +220,10 @@ struct Plan {
   std::vector<std::vector<GatherPiece>> gathers; ///< pieces of gather and assemble tasks
   std::vector<Combine> combines;
   std::vector<ScanStage> scans;
-  std::vector<UserStage> users;   ///< usercode helper: user block functions (TaskKind::user)
-  std::vector<LoadStage> loads;   ///< lazy leaves read by load tasks
-  std::vector<WriteStage> writes; ///< arrays written block by block by write tasks
-  std::vector<ProductStage> products;     ///< linalg helper: products of blocks
+  std::vector<UserStage> users;       ///< usercode helper: user block functions (TaskKind::user)
+  std::vector<LoadStage> loads;       ///< lazy leaves read by load tasks
+  std::vector<WriteStage> writes;     ///< arrays written block by block by write tasks
+  std::vector<ProductStage> products; ///< linalg helper: products of blocks
   std::vector<ProductTerm> product_terms; ///< one per product task
   std::vector<Task> tasks;
   std::vector<TaskInput> inputs;

@@ -46,20 +46,20 @@ Handle& handle_for(int device, cudaStream_t stream) {
   return h;
 }
 
-template <class T> cublasStatus_t gemm(cublasHandle_t h, const plan::ProductShape& s, const T* a,
-                                       const T* b, T* c) {
+template <class T>
+cublasStatus_t gemm(cublasHandle_t h, const plan::ProductShape& s, const T* a, const T* b, T* c) {
   const T one = 1, beta = s.accumulate ? T(1) : T(0);
   if constexpr (std::is_same_v<T, double>) {
     if (s.batch == 1)
-      return cublasDgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, s.n, a, s.k,
-                            &beta, c, s.n);
+      return cublasDgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, s.n, a, s.k, &beta,
+                            c, s.n);
     return cublasDgemmStridedBatched_64(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, s.n,
                                         s.k * s.n, a, s.k, s.m * s.k, &beta, c, s.n, s.m * s.n,
                                         s.batch);
   } else {
     if (s.batch == 1)
-      return cublasSgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, s.n, a, s.k,
-                            &beta, c, s.n);
+      return cublasSgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, s.n, a, s.k, &beta,
+                            c, s.n);
     return cublasSgemmStridedBatched_64(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, s.n,
                                         s.k * s.n, a, s.k, s.m * s.k, &beta, c, s.n, s.m * s.n,
                                         s.batch);
@@ -74,24 +74,22 @@ void multiply_blocks(int device, cudaStream_t stream, void* workspace, DType dty
     return;
   if (s.k == 0) {
     if (!s.accumulate)
-      CHUNKED_CUDA_TRY(cudaMemsetAsync(c, 0,
-                                       static_cast<std::size_t>(s.batch * s.m * s.n) *
-                                           dtype_size(dtype),
-                                       stream),
-                       device, "(zeros of an empty product)");
+      CHUNKED_CUDA_TRY(
+          cudaMemsetAsync(c, 0, static_cast<std::size_t>(s.batch * s.m * s.n) * dtype_size(dtype),
+                          stream),
+          device, "(zeros of an empty product)");
     return;
   }
   Handle& h = handle_for(device, stream);
   std::lock_guard lock(h.mutex);
   check_blas(cublasSetStream(h.handle, stream), device, "to set its stream");
   check_blas(cublasSetWorkspace(h.handle, workspace, blas_workspace_bytes), device,
-        "to set its workspace");
-  const cublasStatus_t status =
-      dtype == DType::float64
-          ? gemm(h.handle, s, static_cast<const double*>(a), static_cast<const double*>(b),
-                 static_cast<double*>(c))
-          : gemm(h.handle, s, static_cast<const float*>(a), static_cast<const float*>(b),
-                 static_cast<float*>(c));
+             "to set its workspace");
+  const cublasStatus_t status = dtype == DType::float64
+                                    ? gemm(h.handle, s, static_cast<const double*>(a),
+                                           static_cast<const double*>(b), static_cast<double*>(c))
+                                    : gemm(h.handle, s, static_cast<const float*>(a),
+                                           static_cast<const float*>(b), static_cast<float*>(c));
   check_blas(status, device, "to multiply blocks");
 }
 
