@@ -15,6 +15,8 @@ library that is not importable is skipped with a message.
 import argparse
 import os
 import statistics
+import subprocess
+import sys
 import time
 
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
@@ -90,11 +92,18 @@ def main():
     args = p.parse_args()
     runs = {"cupy": run_cupy, "jax": run_jax, "torch": run_torch, "dask": run_dask,
             "numpy": run_numpy}
-    for name in args.variant.split(","):
-        try:
-            runs[name](args.size, args.chunk, args.repeat)
-        except ImportError as e:
-            print(f"{name}: skipped ({e})")
+    names = args.variant.split(",")
+    if len(names) > 1:
+        # One process each: a library's memory pool would otherwise keep the GPU from the next.
+        for name in names:
+            subprocess.run([sys.executable, __file__, "--size", str(args.size), "--chunk",
+                            str(args.chunk), "--repeat", str(args.repeat), "--variant", name],
+                           check=False)
+        return
+    try:
+        runs[names[0]](args.size, args.chunk, args.repeat)
+    except ImportError as e:
+        print(f"{names[0]}: skipped ({e})")
 
 
 if __name__ == "__main__":

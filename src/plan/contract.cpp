@@ -5,12 +5,13 @@
 // lives in one buffer however many terms it has.
 //
 // Operand blocks already in memory (stored, loaded, reduced, ...) are read where they are. An
-// operand computed by a program (random numbers, elementwise operations, views, casts, rechunks)
-// is computed into the block each term reads, once per term: a block of a is read by every block
-// of the result along b's free axes, and keeping them all would hold the whole operand, while
-// computing one again costs a pass over one block against the term's product of blocks. So that
-// a chain cannot run ahead of its terms, term t's operand programs wait for term t - 2: each
-// chain holds the operands of two terms, one being multiplied while the next is computed.
+// operand computed by a program (random numbers, elementwise operations, views, casts, rechunks,
+// copies of borrowed memory) is computed into the block each term reads, once per term: a block of
+// a is read by every block of the result along b's free axes, and keeping them all would hold the
+// whole operand, while computing one again costs a pass over one block against the term's product
+// of blocks. So that a chain cannot run ahead of its terms, term t's operand programs wait for term
+// t - 2: each chain holds the operands of two terms, one being multiplied while the next is
+// computed.
 #include "planner.hpp"
 
 #include <algorithm>
@@ -45,10 +46,16 @@ ProductShape product_shape(const Plan& plan, const Task& task) {
 
 namespace detail {
 
+bool Planner::computed_per_term(const graph::Node& operand) const {
+  // Borrowed memory (from_host_view, from_device) is read in place by a copy program: kept as
+  // blocks, its copies would hold the whole operand as a computed one would.
+  return !is_materialized(&operand, forced_) || graph::is_borrowed(operand);
+}
+
 Body Planner::contract_reads(const graph::Node& n) {
   Body reads;
   for (const graph::NodePtr& in : n.inputs) {
-    if (is_materialized(in.get(), forced_)) {
+    if (!computed_per_term(*in)) {
       reads.stored.push_back(StoredLeafInfo{-1, in, {}});
       continue;
     }
@@ -75,7 +82,7 @@ std::vector<InputRef> Planner::plan_contract(const graph::Node& n) {
     const graph::NodePtr& in = n.inputs[j];
     if (j == 1 && in == n.inputs[0])
       program[1] = program[0];
-    else if (!is_materialized(in.get(), forced_)) {
+    else if (computed_per_term(*in)) {
       Body body = lower_root(in);
       materialize_reads(body); // planned by contract_reads, unless a later request forced more
       body.prog.sink.kind = Sink::Kind::store;

@@ -142,6 +142,9 @@ private:
 
   // ---- contract.cpp (linalg helper)
 
+  /// Whether a contract node's operand is computed into each term's block by its program (else
+  /// its blocks are read where they are).
+  bool computed_per_term(const graph::Node& operand) const;
   /// A contract node's "program": no instructions; as the reads to materialise first, each
   /// operand that is read from memory, and what the programs of the others read.
   Body contract_reads(const graph::Node& n);

@@ -453,6 +453,21 @@ TEST_F(Linalg, BitwiseTheSameOnOneAndOnFourThreads) {
   EXPECT_TRUE(bitwise_equal(std::get<4>(single), std::get<4>(one)));
 }
 
+TEST_F(Linalg, OperandsInBorrowedHostMemoryAreReadInPlace) {
+  std::mt19937_64 rng(23);
+  const auto ra = eighths<double>({9, 7}, rng), rb = eighths<double>({7, 6}, rng);
+  const auto want = ref_matmul(ra, rb);
+  for (const auto& ca : chunkings_for(ra.shape())) {
+    SCOPED_TRACE(label(ca));
+    const auto a = from_host_view<Backend>(std::span<const double>(ra.values()), Shape{9, 7}, ca);
+    const auto b =
+        from_host_view<Backend>(std::span<const double>(rb.values()), Shape{7, 6}, Chunks{3, 4});
+    EXPECT_TRUE(matches(matmul(a, b).compute(), want));
+    EXPECT_TRUE(
+        matches(matmul(a, a.transpose()).compute(), ref_matmul(ra, ref_transpose(ra, {1, 0}))));
+  }
+}
+
 TEST_F(Linalg, APersistedProductIsUsedAgain) {
   std::mt19937_64 rng(21);
   const auto ra = eighths<double>({7, 6}, rng), rb = eighths<double>({6, 5}, rng);
