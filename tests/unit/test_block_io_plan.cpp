@@ -4,6 +4,7 @@
 // once and are its last readers; describe() names the loads and the source.
 #include "plan/plan.hpp"
 #include "support/fake_block_io.hpp"
+#include "support/plan_for.hpp"
 #include <chunked/chunked.hpp>
 
 #include <gtest/gtest.h>
@@ -27,13 +28,7 @@ ChunkedArray<double> lazy(const std::vector<index_t>& shape, const Chunks& chunk
   return test::lazy_array<double, Cpu>(src, shape, chunks);
 }
 
-plan::Plan plan_for(const graph::NodePtr& node, std::vector<double>& storage) {
-  storage.assign(static_cast<std::size_t>(node->shape.size()), 0.0);
-  plan::Request r;
-  r.node = node;
-  r.destination = plan::Destination{storage.data(), node->dtype, node->shape, MemorySpace{}};
-  return plan::make_plan({r});
-}
+using test::plan_for;
 
 /// The blocks (numbers in the load grid) that the plan's load tasks read; fails on duplicates.
 std::vector<index_t> loaded_blocks(const plan::Plan& p) {

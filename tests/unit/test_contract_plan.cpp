@@ -3,6 +3,7 @@
 // blocks, operands read where they are or computed per term, and no chain running ahead of its
 // terms (what bounds a product's live memory by a few blocks per chain).
 #include "plan/plan.hpp"
+#include "support/plan_for.hpp"
 #include <chunked/chunked.hpp>
 
 #include <gtest/gtest.h>
@@ -15,13 +16,7 @@ namespace {
 using namespace chunked;
 using plan::TaskKind;
 
-plan::Plan plan_for(const graph::NodePtr& node, std::vector<double>& storage) {
-  storage.assign(static_cast<std::size_t>(node->shape.size()), 0.0);
-  plan::Request r;
-  r.node = node;
-  r.destination = plan::Destination{storage.data(), node->dtype, node->shape, MemorySpace{}};
-  return plan::make_plan({r});
-}
+using test::plan_for;
 
 /// The product tasks of `p`, by output block, each chain in order.
 std::vector<std::vector<plan::TaskId>> chains(const plan::Plan& p) {

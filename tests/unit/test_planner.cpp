@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Planner tests: fusion, slice pushdown into generators, chunk alignment, reduction trees.
 #include "plan/plan.hpp"
+#include "support/plan_for.hpp"
 #include <chunked/chunked.hpp>
 
 #include <gtest/gtest.h>
@@ -14,13 +15,7 @@ using namespace chunked;
 using plan::LeafKind;
 using plan::TaskKind;
 
-plan::Plan plan_for(const graph::NodePtr& node, std::vector<double>& storage) {
-  storage.assign(static_cast<std::size_t>(node->shape.size()), 0.0);
-  plan::Request r;
-  r.node = node;
-  r.destination = plan::Destination{storage.data(), node->dtype, node->shape, MemorySpace{}};
-  return plan::make_plan({r});
-}
+using test::plan_for;
 
 index_t count_tasks(const plan::Plan& p, TaskKind kind, std::uint32_t stage = ~0u) {
   index_t n = 0;

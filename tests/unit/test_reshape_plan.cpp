@@ -4,6 +4,7 @@
 // live blocks of a sequential run of the plan.
 #include "plan/assemble.hpp"
 #include "plan/plan.hpp"
+#include "support/plan_for.hpp"
 #include <chunked/chunked.hpp>
 #include <chunked/graph/assemble.hpp>
 
@@ -24,13 +25,7 @@ graph::NodePtr stored(const Shape& shape, const std::vector<index_t>& chunks) {
   return from_host<Cpu>(NDArray<double>(shape), Chunks(chunks)).node();
 }
 
-plan::Plan plan_for(const graph::NodePtr& node, std::vector<double>& storage) {
-  storage.assign(static_cast<std::size_t>(node->shape.size()), 0.0);
-  plan::Request r;
-  r.node = node;
-  r.destination = plan::Destination{storage.data(), node->dtype, node->shape, MemorySpace{}};
-  return plan::make_plan({r});
-}
+using test::plan_for;
 
 index_t count_tasks(const plan::Plan& p, TaskKind kind) {
   return std::count_if(p.tasks.begin(), p.tasks.end(),

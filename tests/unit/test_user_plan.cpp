@@ -3,6 +3,7 @@
 // where no halo is needed, halos gathered from exactly the neighbouring blocks they span with
 // copy maps of step 1 (inside, periodic), -1 (reflect), 0 (nearest) or a constant leaf.
 #include "plan/plan.hpp"
+#include "support/plan_for.hpp"
 #include <chunked/chunked.hpp>
 
 #include <gtest/gtest.h>
@@ -15,13 +16,7 @@ namespace {
 using namespace chunked;
 using plan::TaskKind;
 
-plan::Plan plan_for(const graph::NodePtr& node, std::vector<double>& storage) {
-  storage.assign(static_cast<std::size_t>(node->shape.size()), 0.0);
-  plan::Request r;
-  r.node = node;
-  r.destination = plan::Destination{storage.data(), node->dtype, node->shape, MemorySpace{}};
-  return plan::make_plan({r});
-}
+using test::plan_for;
 
 index_t count_tasks(const plan::Plan& p, TaskKind kind) {
   index_t n = 0;
