@@ -18,9 +18,9 @@ namespace chunked {
 // change in its last bits when the chunking of the contracted axes changes). Blocks multiply with
 // cuBLAS on `Cuda` and with the CPU BLAS chunked was built with on `Cpu` (one BLAS thread per
 // task: the library's workers are the parallelism, and a BLAS's own threads would change the
-// bits with their count). Live memory is the blocks in flight, never the operands' size: a
-// product reads each operand block when it needs it, and operands in host memory stream to the
-// GPU block by block.
+// bits with their count; so on the CPU a product runs on as many cores as its result has
+// blocks). Live memory is the blocks in flight, never the operands' size: a product reads each
+// operand block when it needs it, and operands in host memory stream to the GPU block by block.
 //
 // Operand chunkings need not agree: along each contracted axis (and each batch axis of matmul)
 // the operand with the smaller blocks there is rechunked to the other's blocks first. Elementwise
