@@ -515,7 +515,8 @@ private:
   }
 
   /// A term after the first adds in place into the buffer of the term before, which only it
-  /// reads (a copy of it where that is not on this device: received from another rank).
+  /// reads (a copy of it where that is not on this device: received from another rank). The
+  /// buffer's free stays ordered after this term: its readers wait for this term's event.
   void run_product(runtime::TaskId id, const plan::Task& task, int worker) override {
     DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
     const plan::ProductShape sh = plan::product_shape(plan_, task);
