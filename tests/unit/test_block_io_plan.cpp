@@ -50,9 +50,11 @@ TEST(BlockIoPlan, SlicesLoadOnlyTheBlocksTheyTouch) {
   EXPECT_EQ(loaded_blocks(p), (std::vector<index_t>{3, 5}));
   ASSERT_EQ(p.loads.size(), 1u);
   EXPECT_EQ(p.loads[0].grid.numblocks(), 10);
-  for (const auto& t : p.tasks)
-    if (t.kind == TaskKind::load)
+  for (const auto& t : p.tasks) {
+    if (t.kind == TaskKind::load) {
       EXPECT_EQ(t.output.elements, 6);
+    }
+  }
   const std::string d = p.describe();
   EXPECT_NE(d.find("load 0: 2 of 10 blocks from fake source 'memory'"), std::string::npos) << d;
 }

@@ -51,8 +51,9 @@ TEST(ContractPlan, EachOutputBlockIsAChainOverTheContractedBlocksInOrder) {
       const plan::TaskInput* in = &p.inputs[task.inputs_begin];
       EXPECT_EQ(in[0].ref.kind, plan::InputRef::Kind::stored);
       EXPECT_EQ(in[1].ref.kind, plan::InputRef::Kind::stored);
-      if (t > 0)
+      if (t > 0) {
         EXPECT_EQ(in[2].ref.task, chain[t - 1]);
+      }
       EXPECT_EQ(p.product_terms[task.index].a_block % 5, static_cast<index_t>(t));
     }
   }
