@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The engine behind compute(), persist(), write_blocks() and from_host(): resolve the backend once,
 // plan with its task split, execute.
+#include "api/exact_sums.hpp"
 #include "core/memory_budget.hpp"
 #include "plan/plan.hpp"
 #include "runtime/backend.hpp"
@@ -113,12 +114,24 @@ std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, const Resolved& o
   });
 }
 
-/// The plan of `requests` on `on`, agreed with the other ranks of a cluster.
-plan::Plan make_plan(const std::vector<plan::Request>& requests, const Resolved& on,
-                     runtime::Diagnostics& diagnostics, runtime::ClusterComputation& cluster) {
+/// The plan of `requests` on `on`, agreed with the other ranks of a cluster; with
+/// options.exact_sums, of the requests' graphs rewritten for it (api/exact_sums.hpp).
+plan::Plan make_plan(std::vector<plan::Request> requests, const Resolved& on,
+                     const ComputeOptions& options, runtime::Diagnostics& diagnostics,
+                     runtime::ClusterComputation& cluster) {
   return diagnostics.plan([&] {
-    return cluster.agree([&] { return plan::make_plan(requests, on.backend.task_split()); },
-                         on.backend);
+    return cluster.agree(
+        [&] {
+          if (options.exact_sums) {
+            if (&on.backend != &runtime::cpu_backend())
+              throw ValueError("ComputeOptions::exact_sums: not available on the " +
+                               std::string(on.backend.name()) +
+                               " backend yet; expected a computation on the Cpu backend");
+            apply_exact_sums(requests);
+          }
+          return plan::make_plan(requests, on.backend.task_split());
+        },
+        on.backend);
   });
 }
 
@@ -198,7 +211,7 @@ std::vector<std::shared_ptr<Buffer>> persist_rows(const graph::NodePtr& node, st
   r.node = part;
   r.kind = plan::Request::Kind::blocks;
   runtime::ClusterComputation cluster(options);
-  plan::Plan p = make_plan({r}, on, diagnostics, cluster);
+  plan::Plan p = make_plan({r}, on, options, diagnostics, cluster);
   auto outputs = execute(p, on, options, diagnostics, cluster);
   std::vector<std::shared_ptr<Buffer>> blocks;
   for (plan::TaskId id : p.result_blocks[0])
@@ -231,7 +244,7 @@ void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
     requests.push_back(std::move(r));
   }
   runtime::ClusterComputation cluster(options);
-  plan::Plan p = make_plan(requests, on, diagnostics, cluster);
+  plan::Plan p = make_plan(std::move(requests), on, options, diagnostics, cluster);
   execute(p, on, options, diagnostics, cluster);
   diagnostics.finish();
 }
@@ -267,7 +280,7 @@ void write_blocks(const graph::NodePtr& node, graph::BlockSink& sink, BackendKin
     requests.push_back(std::move(r));
   }
   runtime::ClusterComputation cluster(options);
-  plan::Plan p = make_plan(requests, on, diagnostics, cluster);
+  plan::Plan p = make_plan(std::move(requests), on, options, diagnostics, cluster);
   execute(p, on, options, diagnostics, cluster);
   diagnostics.finish();
 }

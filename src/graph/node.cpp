@@ -66,6 +66,19 @@ NodePtr finish(Node n) {
   return NodePtr(std::move(owner), node);
 }
 
+} // namespace
+
+NodePtr with_inputs(const Node& n, std::vector<NodePtr> inputs) {
+  if (inputs.size() != n.inputs.size())
+    throw ValueError("with_inputs: " + std::to_string(inputs.size()) + " inputs for a node of " +
+                     std::to_string(n.inputs.size()));
+  Node copy = n;
+  copy.inputs = std::move(inputs);
+  return finish(std::move(copy));
+}
+
+namespace {
+
 /// The shape operands of an elementwise operation share (ShapeError when they differ).
 Shape operands_shape(std::string_view what, const std::vector<NodePtr>& inputs) {
   const Shape& shape = inputs[0]->shape;

@@ -58,6 +58,7 @@ std::vector<std::pair<std::string, std::string>> option_list(const ComputeOption
       {"spill_directory",
        o.spill_directory.empty() ? "(the system's temporary directory)" : o.spill_directory},
       {"progress_bar", o.progress_bar ? "true" : "false"},
+      {"exact_sums", o.exact_sums ? "true" : "false"},
       {"stream", o.stream ? "a stream of the caller" : "none"},
       {"device_memory_resource", o.device_memory_resource ? "the caller's" : "the library's"},
       {"pinned_memory_resource", o.pinned_memory_resource ? "the caller's" : "the library's"},

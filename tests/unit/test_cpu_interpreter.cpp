@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "backend/common/exact_sum.hpp"
 #include "backend/cpu/elementwise.hpp"
 #include "backend/cpu/interpreter.hpp"
 #include "backend/cpu/partials.hpp"
@@ -926,6 +927,12 @@ void check_entry(ReduceOp op, DType t, const std::vector<Value>& vals,
       EXPECT_EQ(w[0].i, static_cast<std::int64_t>(s));
     }
     return;
+  case ReduceOp::exact_sum:
+  case ReduceOp::exact_mean: {
+    const double got = chunked::scalar::exact::to_double(&w[0].i);
+    EXPECT_TRUE(near(got, exact_sum(vals), abs_sum)) << got << " vs " << (double)exact_sum(vals);
+    return;
+  }
   case ReduceOp::prod:
     if (fl) {
       long double pr = 1;
@@ -1032,7 +1039,8 @@ void check_reduce(ReduceOp op, DType t, const std::vector<index_t>& extent, std:
       a.buffer.set(k, 0.75 + 0.5 * std::uniform_real_distribution<double>()(rng));
   // A few NaNs and ties for the floating cases.
   if (is_floating(t) && a.buffer.size() > 10 && (rng() & 1) && op != ReduceOp::sum &&
-      op != ReduceOp::mean && op != ReduceOp::var && op != ReduceOp::std && op != ReduceOp::prod)
+      op != ReduceOp::mean && op != ReduceOp::var && op != ReduceOp::std && op != ReduceOp::prod &&
+      op != ReduceOp::exact_sum && op != ReduceOp::exact_mean)
     a.buffer.set(static_cast<index_t>(rng() % a.buffer.size()), nan_v);
   p.leaves = {stored_leaf(t, 0, a.map)};
   p.sink.kind = Sink::Kind::reduce;
@@ -1076,7 +1084,8 @@ TEST(CpuInterpreter, EveryReductionOverAllAndChosenAxes) {
   std::mt19937_64 rng(11);
   const ReduceOp ops[] = {ReduceOp::sum, ReduceOp::prod,   ReduceOp::min,   ReduceOp::max,
                           ReduceOp::any, ReduceOp::all,    ReduceOp::mean,  ReduceOp::var,
-                          ReduceOp::std, ReduceOp::argmin, ReduceOp::argmax};
+                          ReduceOp::std, ReduceOp::argmin, ReduceOp::argmax,
+                          ReduceOp::exact_sum, ReduceOp::exact_mean};
   const std::vector<std::vector<index_t>> boxes = {{},        {0},         {1},           {9},
                                                    {4099},    {3, 0},      {3, 700},      {700, 3},
                                                    {2, 3, 5}, {5, 1, 433}, {2, 3, 4, 171}};
@@ -1084,6 +1093,8 @@ TEST(CpuInterpreter, EveryReductionOverAllAndChosenAxes) {
     for (DType t : all_dtypes) {
       if (op == ReduceOp::prod && is_integral(t))
         continue; // covered below with small values
+      if ((op == ReduceOp::exact_sum || op == ReduceOp::exact_mean) && !is_floating(t))
+        continue; // exact_sums plans them for floating values only
       for (const auto& extent : boxes) {
         const std::uint32_t full = (1u << extent.size()) - 1;
         for (std::uint32_t mask = 0; mask <= full; ++mask) {

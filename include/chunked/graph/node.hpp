@@ -194,6 +194,10 @@ NodePtr make_contract(NodePtr a, NodePtr b, ContractParams p);
 /// `input` cut into the blocks of `grid` (any lengths summing to its extents; ShapeError else).
 NodePtr make_rechunk(NodePtr input, ChunkGrid grid);
 
+/// A copy of `n` reading `inputs` in place of its own, which they must match in shape, dtype and
+/// grid (a graph rewritten below `n`); ValueError for another number of inputs.
+NodePtr with_inputs(const Node& n, std::vector<NodePtr> inputs);
+
 /// Cast to dtype (the same node when it already has it).
 NodePtr cast(NodePtr input, DType dtype);
 /// Broadcast shapes (NumPy rules) or ShapeError naming both shapes.

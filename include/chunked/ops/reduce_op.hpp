@@ -29,7 +29,9 @@
 ///   keep their dtype, others give float64).
 /// - `finalize`: how a combined state becomes the result: its `value` word cast to the result
 ///   dtype, the `mean` (sum / count, or the mean word of moments), the `variance` of moments or
-///   their standard `deviation`, or the `index` word.
+///   their standard `deviation`, the `index` word, or for exact states the `rounded` sum
+///   (correctly rounded to the result dtype) or the `rounded_mean` (that sum as a double, divided
+///   by the count).
 /// - `needs_elements`: whether reducing zero elements is an error (NumPy raises for these).
 ///
 /// Every backend derives its accumulator types from the `accumulator` column through
@@ -46,7 +48,9 @@
   X(var, moments, float64, average, variance, false)                                               \
   X(std, moments, float64, average, deviation, false)                                              \
   X(argmin, argmin, input, index, index, true)                                                     \
-  X(argmax, argmax, input, index, index, true)
+  X(argmax, argmax, input, index, index, true)                                                     \
+  X(exact_sum, exact, int64, accumulate, rounded, false)                                           \
+  X(exact_mean, exact, int64, average, rounded_mean, false)
 
 namespace chunked::ops {
 
@@ -64,6 +68,9 @@ enum class ReduceOp : unsigned char {
 ///   mean                : the double sum (the count is known from shapes at finalize)
 ///   moments             : double count, mean and M2 (Chan et al. merging)
 ///   argmin, argmax      : the value and the int64 index
+///   exact               : the exact sum of floating values (backend/common/exact_sum.hpp), for
+///                         ComputeOptions::exact_sums: flags, a window of three double bins and
+///                         68 digits of 32 bits, 75 words
 #define CHUNKED_ACCUMULATORS(X)                                                                    \
   X(sum, 1)                                                                                        \
   X(prod, 1)                                                                                       \
@@ -74,7 +81,8 @@ enum class ReduceOp : unsigned char {
   X(mean, 1)                                                                                       \
   X(moments, 3)                                                                                    \
   X(argmin, 2)                                                                                     \
-  X(argmax, 2)
+  X(argmax, 2)                                                                                     \
+  X(exact, 75)
 
 /// A kind of partial state: one enumerator per entry of CHUNKED_ACCUMULATORS.
 enum class Accumulator : unsigned char {
@@ -88,7 +96,15 @@ enum class Accumulator : unsigned char {
 /// What a state's value word holds, the output dtype rule and the last step (CHUNKED_REDUCE_OPS).
 enum class StateType : unsigned char { input, float64, int64 };
 enum class ReduceResult : unsigned char { same, boolean, index, accumulate, average };
-enum class Finalize : unsigned char { value, mean, variance, deviation, index };
+enum class Finalize : unsigned char {
+  value,
+  mean,
+  variance,
+  deviation,
+  index,
+  rounded,
+  rounded_mean
+};
 
 /// One row of the table.
 struct ReduceInfo {

@@ -63,6 +63,27 @@ struct ComputeOptions {
   /// created or written is a chunked::Error naming it, raised by the persist() or computation
   /// that needed it.
   std::string spill_directory;
+  /// Sums that do not depend on the chunking: `sum`, `mean`, `var` and `std` of float and double
+  /// arrays are computed from exact sums (no rounding until the end), so that their results are
+  /// bitwise the same for every chunking, thread count, GPU count, rank count and backend.
+  ///
+  /// - `sum` is the exact sum correctly rounded (to nearest, ties to even) to the result dtype: a
+  ///   float array's sum is rounded once to float, never through a double.
+  /// - `mean` is that sum rounded to double, divided by the count (NumPy's formula), in the
+  ///   result dtype.
+  /// - `var` and `std` take NumPy's two passes: the mean m as above, then the exact sum of the
+  ///   squares (x - m)^2 (each computed in double), rounded to double and divided by
+  ///   max(count - ddof, 0); std is its square root. Each is one pass more than without the
+  ///   option.
+  /// - NaN, infinities and signed zeros as NumPy: a NaN, or +inf with -inf, gives NaN; a sum
+  ///   past the largest finite value gives an infinity even where the summands are finite; a
+  ///   zero sum is -0.0 only when every element was -0.0.
+  /// - Integer and bool reductions are exact without it; `prod`, `min`, `max`, `argmin`, `argmax`,
+  ///   `any` and `all` do not depend on the chunking either way, except the rounding of a
+  ///   floating `prod`, which stays grouped by the chunk grid (and so chunking-dependent).
+  ///
+  /// The sums keep, per partial result, 75 words (600 bytes) in place of one to three.
+  bool exact_sums = false;
   /// Called about every 100 ms while tasks finish and once at the end with the final counts.
   /// Calls never overlap; they come from worker threads, so keep the callback short. The
   /// computation calls a copy made when it starts, so the callback may clear or replace this one

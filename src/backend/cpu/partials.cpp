@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Identities, combining and finalizing of reduction partial states on the CPU.
 #include "backend/cpu/partials.hpp"
+#include "backend/common/exact_sum.hpp"
 #include "backend/cpu/elementwise.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace chunked::cpu {
 
@@ -14,6 +17,13 @@ using plan::PartialWord;
 using plan::ReduceOp;
 
 namespace {
+
+namespace exact = scalar::exact;
+static_assert(exact::words == ops::accumulator_words(Accumulator::exact));
+
+/// The words of an exact entry, as int64 words.
+std::int64_t* exact_words(PartialWord* e) { return &e->i; }
+const std::int64_t* exact_words(const PartialWord* e) { return &e->i; }
 
 PartialWord word_f(double f) {
   PartialWord w;
@@ -55,6 +65,20 @@ void finalize_typed(ReduceOp op, ReduceOp result, bool floating, const PartialWo
     return;
   }
   switch (rule) {
+  case Finalize::rounded:
+    for (index_t p = 0; p < n; ++p) {
+      const std::int64_t* w = exact_words(s + exact::words * p);
+      if constexpr (std::is_same_v<T, float>)
+        out[p] = exact::to_float(w);
+      else
+        out[p] = cast_value<T>(exact::to_double(w));
+    }
+    return;
+  case Finalize::rounded_mean:
+    for (index_t p = 0; p < n; ++p)
+      out[p] = static_cast<T>(scalar::mean_of(exact::to_double(exact_words(s + exact::words * p)),
+                                              count));
+    return;
   case Finalize::value:
     for (index_t p = 0; p < n; ++p)
       out[p] = floating ? cast_value<T>(s[p].f) : cast_value<T>(s[p].i);
@@ -108,6 +132,10 @@ void init_partials(ReduceOp op, DType input, PartialWord* out, index_t n) {
     break;
   case Accumulator::moments:
     std::fill(out, out + 3 * n, word_f(0.0));
+    return;
+  case Accumulator::exact:
+    for (index_t p = 0; p < n; ++p)
+      exact::clear(exact_words(out + exact::words * p));
     return;
   case Accumulator::argmin:
   case Accumulator::argmax: {
@@ -185,6 +213,15 @@ void combine_partials(ReduceOp op, DType input, const PartialWord* a, const Part
       PartialWord acc[3] = {a[3 * p], a[3 * p + 1], a[3 * p + 2]};
       detail::merge_moments(acc, b[3 * p].f, b[3 * p + 1].f, b[3 * p + 2].f);
       std::copy(acc, acc + 3, out + 3 * p);
+    }
+    return;
+  case Accumulator::exact:
+    for (index_t p = 0; p < n; ++p) {
+      // Into a copy of a first: out may alias either operand.
+      PartialWord acc[exact::words];
+      std::copy(a + exact::words * p, a + exact::words * (p + 1), acc);
+      exact::combine(exact_words(acc), exact_words(b + exact::words * p));
+      std::copy(acc, acc + exact::words, out + exact::words * p);
     }
     return;
   case Accumulator::argmin:

@@ -2,6 +2,7 @@
 // Store and reduce loops of the CPU tile interpreter (see tile_sinks.hpp).
 #include "backend/cpu/tile_sinks.hpp"
 
+#include "backend/cpu/exact_acc.hpp"
 #include "backend/cpu/partials.hpp"
 #include <chunked/ops/reduce_op.hpp>
 
@@ -85,6 +86,8 @@ template <ops::Accumulator A, class T> ReduceTile tile_reducer() {
     return &reduce_tile<MeanAcc<T>>;
   else if constexpr (A == Accumulator::moments)
     return &reduce_tile<MomentsAcc<T>>;
+  else if constexpr (A == Accumulator::exact)
+    return &reduce_tile<ExactAcc<T>>;
   else
     return &reduce_tile<ArgAcc<T, A == Accumulator::argmax>>;
 }

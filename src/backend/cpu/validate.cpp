@@ -95,7 +95,7 @@ void validate_program(const BlockProgram& p, std::span<const void* const> inputs
                        ") has operand or result dtypes it does not accept");
   }
   if (p.sink.kind == Sink::Kind::reduce) {
-    if (static_cast<int>(p.sink.op) > static_cast<int>(plan::ReduceOp::argmax))
+    if (!ops::is_reduce_op(p.sink.op))
       malformed(p, "unknown reduce op");
     if (p.sink.num_partials < 0)
       malformed(p, "negative num_partials");

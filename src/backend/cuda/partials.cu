@@ -37,7 +37,8 @@ template <class Acc> __global__ void combine_kernel(CombineInputs in, i64* out, 
 }
 
 // Finalize, as cpu::finalize_partials: Kind 0 casts the single word, 1 is mean, 2 var, 3 std,
-// 4 the argmin/argmax index, 5 the mean of a (count, mean, M2) state.
+// 4 the argmin/argmax index, 5 the mean of a (count, mean, M2) state, 6 an exact sum rounded to
+// T, 7 an exact sum's mean.
 template <int Kind, bool Floating, class T>
 __global__ void finalize_kernel(const i64* s, i64 n, i64 count, i64 ddof, T* out) {
   for (i64 p = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; p < n;
@@ -53,6 +54,15 @@ __global__ void finalize_kernel(const i64* s, i64 n, i64 count, i64 ddof, T* out
       out[p] = static_cast<T>(Kind == 3 ? scalar::math_sqrt(var) : var);
     } else if constexpr (Kind == 4) {
       out[p] = kernel::cast_value<T>(s[2 * p + 1]);
+    } else if constexpr (Kind == 6) {
+      const i64* w = s + scalar::exact::words * p;
+      if constexpr (kernel::is_same<T, float>::value)
+        out[p] = scalar::exact::to_float(w);
+      else
+        out[p] = kernel::cast_value<T>(scalar::exact::to_double(w));
+    } else if constexpr (Kind == 7) {
+      out[p] = static_cast<T>(
+          scalar::mean_of(scalar::exact::to_double(s + scalar::exact::words * p), count));
     } else {
       out[p] = static_cast<T>(
           scalar::moments_mean(kernel::word_f(s + 3 * p), kernel::word_f(s + 3 * p + 1)));
@@ -139,6 +149,12 @@ void finalize_partials(ReduceOp op, ReduceOp result, DType input, const void* pa
       break;
     case ops::Finalize::index:
       finalize_kernel<4, false, T><<<g, 256, 0, st>>>(s, n, count, ddof, o);
+      break;
+    case ops::Finalize::rounded:
+      finalize_kernel<6, false, T><<<g, 256, 0, st>>>(s, n, count, ddof, o);
+      break;
+    case ops::Finalize::rounded_mean:
+      finalize_kernel<7, false, T><<<g, 256, 0, st>>>(s, n, count, ddof, o);
       break;
     case ops::Finalize::value:
       if (fl)

@@ -6,6 +6,7 @@
 // backend/common/partial_ops.hpp, which the CPU's partials.cpp applies too: the same
 // identities and pairwise combining, so a partial made on the GPU combines with the same rules as
 // one made on the CPU. Element folding follows the CPU's tile_reduce.hpp.
+#include "backend/common/exact_sum.hpp"
 #include "backend/common/partial_ops.hpp"
 #include "backend/cuda/kernel/elementwise.hpp"
 #include "chunked/ops/reduce_op.hpp"
@@ -102,6 +103,33 @@ struct MomentsAcc {
     put_f(w, n);
     put_f(w + 1, mean);
     put_f(w + 2, m2);
+  }
+};
+
+/// Exact sums (backend/common/exact_sum.hpp): the whole entry, for kernels in which a thread
+/// owns an entry (the partials kernels). Generated reductions fold through ExactFolder
+/// (exact_fold.hpp) instead, with the digits in shared memory.
+struct ExactAcc {
+  static constexpr int words = scalar::exact::words;
+  i64 w[words];
+  static CHUNKED_KD ExactAcc identity() {
+    ExactAcc a;
+    scalar::exact::clear(a.w);
+    return a;
+  }
+  template <class T> CHUNKED_KD void add(T x, i64) {
+    scalar::exact::add(w, static_cast<double>(x));
+  }
+  CHUNKED_KD void merge(const ExactAcc& b) { scalar::exact::combine(w, b.w); }
+  static CHUNKED_KD ExactAcc load(const i64* src) {
+    ExactAcc a;
+    for (int i = 0; i < words; ++i)
+      a.w[i] = src[i];
+    return a;
+  }
+  CHUNKED_KD void store(i64* dst) const {
+    for (int i = 0; i < words; ++i)
+      dst[i] = w[i];
   }
 };
 
@@ -209,6 +237,7 @@ template <bool F> struct accumulator_of<ops::Accumulator::argmin, F> {
 template <bool F> struct accumulator_of<ops::Accumulator::argmax, F> {
   using type = ArgAcc<state_value_t<F>, true>;
 };
+template <bool F> struct accumulator_of<ops::Accumulator::exact, F> { using type = ExactAcc; };
 
 template <ops::Accumulator A, bool Floating>
 using accumulator_t = typename accumulator_of<A, Floating>::type;

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: Apache-2.0
+// Exact sums suite (ComputeOptions::exact_sums): sum, mean, var and std give one bit pattern on
+// every chunking and thread count, equal to correctly rounded references (Shewchuk's summation),
+// with NaN, infinities, overflow and signed zeros as NumPy.
+#pragma once
+
+#include "support/backend.hpp"
+#include "support/fsum.hpp"
+#include "support/reference.hpp"
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace chunked::test {
+namespace {
+
+using ExactSums = BackendTest;
+
+template <class T> class ExactSumsTyped : public TypedBackendTest<T> {};
+using ExactFloatTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(ExactSumsTyped, ExactFloatTypes);
+
+ComputeOptions exact_options(int threads = 0) {
+  ComputeOptions o;
+  o.exact_sums = true;
+  o.num_threads = threads;
+  return o;
+}
+
+/// Values of both signs over `binades` binades: sums of them cancel and round, so that plain
+/// sums differ with the grouping. Float values stay within 16 binades, where a sum of them is
+/// exact in double, so that one rounding of the double reference to float is correct.
+template <class T> Dense<T> wide_values(const Extents& shape, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const int binades = std::is_same_v<T, float> ? 16 : 80;
+  std::uniform_real_distribution<double> mant(1.0, 2.0);
+  std::uniform_int_distribution<int> ex(-binades / 2, binades / 2);
+  return generate<T>(shape, [&](index_t) {
+    return static_cast<T>(std::ldexp(mant(rng), ex(rng)) * (rng() % 2 ? 1.0 : -1.0));
+  });
+}
+
+std::vector<double> as_doubles(const auto& v) { return std::vector<double>(v.begin(), v.end()); }
+
+// NumPy's definitions, from correctly rounded sums.
+template <class T> Dense<T> want_sum(const Dense<T>& a, const std::vector<index_t>& axes, bool k) {
+  return reduce_groups<T>(a, axes, k,
+                          [](const std::vector<T>& v) { return static_cast<T>(fsum(as_doubles(v))); });
+}
+template <class T> Dense<T> want_mean(const Dense<T>& a, const std::vector<index_t>& axes, bool k) {
+  return reduce_groups<T>(a, axes, k, [](const std::vector<T>& v) {
+    return static_cast<T>(fsum(as_doubles(v)) / static_cast<double>(v.size()));
+  });
+}
+template <class T>
+Dense<T> want_var(const Dense<T>& a, const std::vector<index_t>& axes, bool k, index_t ddof,
+                  bool root) {
+  return reduce_groups<T>(a, axes, k, [&](const std::vector<T>& v) {
+    const std::vector<double> x = as_doubles(v);
+    const double m = fsum(x) / static_cast<double>(x.size());
+    std::vector<double> squares;
+    for (double e : x)
+      squares.push_back((e - m) * (e - m));
+    const double dof = std::max(static_cast<double>(x.size()) - static_cast<double>(ddof), 0.0);
+    const double var = fsum(squares) / dof;
+    return static_cast<T>(root ? std::sqrt(var) : var);
+  });
+}
+
+const std::vector<std::vector<index_t>> exact_axis_sets = {{}, {0}, {1}, {2}, {0, 2}, {1, 2}};
+
+TYPED_TEST(ExactSumsTyped, OneBitPatternOnEveryChunkingEqualToTheCorrectlyRoundedSums) {
+  using T = TypeParam;
+  const Dense<T> ref = wide_values<T>({9, 14, 5}, 28);
+  std::vector<Chunks> chunkings = chunkings_for(ref.shape());
+  std::mt19937_64 rng(3);
+  for (int k = 0; k < 3; ++k)
+    chunkings.push_back(random_chunks(ref.shape(), rng));
+  for (const auto& axes_list : exact_axis_sets) {
+    const Axes axes(axes_list);
+    for (bool keep : {false, true}) {
+      SCOPED_TRACE("axes " + detail::format_tuple(axes_list) + (keep ? " keepdims" : ""));
+      std::vector<NDArray<T>> first;
+      for (const auto& chunks : chunkings) {
+        SCOPED_TRACE(label(chunks));
+        const auto x = make_array<Backend>(ref, chunks);
+        auto [sum, mean, var, sd] = compute(exact_options(), x.sum(axes, keep), x.mean(axes, keep),
+                                            x.var(axes, 1, keep), x.std(axes, 0, keep));
+        EXPECT_TRUE(matches(sum, want_sum(ref, axes_list, keep)));
+        EXPECT_TRUE(matches(mean, want_mean(ref, axes_list, keep)));
+        EXPECT_TRUE(matches(var, want_var(ref, axes_list, keep, 1, false)));
+        EXPECT_TRUE(matches(sd, want_var(ref, axes_list, keep, 0, true)));
+        if (first.empty()) {
+          first = {sum, mean, var, sd};
+        } else {
+          EXPECT_TRUE(bitwise_equal(sum, first[0]));
+          EXPECT_TRUE(bitwise_equal(mean, first[1]));
+          EXPECT_TRUE(bitwise_equal(var, first[2]));
+          EXPECT_TRUE(bitwise_equal(sd, first[3]));
+        }
+      }
+    }
+  }
+}
+
+TYPED_TEST(ExactSumsTyped, FusedProducersAndThreadCountsChangeNothing) {
+  using T = TypeParam;
+  const Dense<T> a = wide_values<T>({300, 40}, 1), b = wide_values<T>({300, 40}, 2);
+  const Dense<T> c = wide_values<T>({300, 40}, 3);
+  const auto abc = zip3(a, b, c, [](T p, T q, T r) { return T(p * q + r); });
+  NDArray<T> cols, whole;
+  for (const auto& chunks : {Chunks{300, 40}, Chunks{7, 40}, Chunks{64, 9}, Chunks{1, 1}}) {
+    for (int threads : {1, 2, 4}) {
+      SCOPED_TRACE(label(chunks) + " threads " + std::to_string(threads));
+      const auto x = make_array<Backend>(a, chunks), y = make_array<Backend>(b, chunks);
+      const auto z = make_array<Backend>(c, chunks);
+      auto [s0, s] = compute(exact_options(threads), (x * y + z).sum(Axes{0}), (x * y + z).sum());
+      EXPECT_TRUE(matches(s0, want_sum(abc, {0}, false)));
+      EXPECT_TRUE(matches(s, want_sum(abc, {}, false)));
+      if (cols.size() == 0) {
+        cols = s0;
+        whole = s;
+      }
+      EXPECT_TRUE(bitwise_equal(s0, cols));
+      EXPECT_TRUE(bitwise_equal(s, whole));
+    }
+  }
+}
+
+// The example of the issue: 1e16 + 1 + 1 + 1 is 1e16 + 4 rounded (a tie: to even, 1e16 + 4),
+// whatever the blocks; plain sums give 1e16 in blocks of 1 or 4 and 1e16 + 2 in blocks of 2.
+TEST_F(ExactSums, TheSumOfALargeAndThreeSmallTermsIsTheSameOnEveryChunking) {
+  const Dense<double> ref({4}, {1e16, 1, 1, 1});
+  for (index_t chunk : {1, 2, 3, 4}) {
+    const auto x = make_array<Backend>(ref, Chunks{chunk});
+    EXPECT_EQ(x.sum().item(exact_options()), fsum({1e16, 1, 1, 1})) << chunk;
+    EXPECT_EQ(x.sum().item(exact_options()), 1e16 + 4) << chunk;
+  }
+}
+
+TEST_F(ExactSums, NaNInfinitiesOverflowAndSignedZerosAsNumPy) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double big = std::numeric_limits<double>::max();
+  auto sum = [](std::vector<double> v, index_t chunk) {
+    const auto n = static_cast<index_t>(v.size());
+    const Dense<double> d({n}, std::move(v));
+    return make_array<Backend>(d, Chunks{chunk}).sum().item(exact_options());
+  };
+  for (index_t chunk : {1, 2, 5}) {
+    SCOPED_TRACE(chunk);
+    EXPECT_TRUE(std::isnan(sum({1, nan, 2, 3, 4}, chunk)));
+    EXPECT_TRUE(std::isnan(sum({inf, 1, 2, 3, -inf}, chunk)));
+    EXPECT_EQ(sum({1, inf, 2, 3, inf}, chunk), inf);
+    EXPECT_EQ(sum({big, big, 1, 2, 3}, chunk), inf);
+    EXPECT_EQ(sum({big, big, -big, 1, -1}, chunk), big);
+    EXPECT_TRUE(std::signbit(sum({-0.0, -0.0, -0.0}, chunk)));
+    EXPECT_FALSE(std::signbit(sum({-0.0, 0.0, -0.0}, chunk)));
+    EXPECT_FALSE(std::signbit(sum({-1.0, 1.0, -0.0}, chunk)));
+  }
+  // Empty: a sum is +0, a mean and a variance NaN.
+  const Dense<double> none({0, 3}, {});
+  const auto x = make_array<Backend>(none, Chunks{2, 2});
+  auto [s, m, v] = compute(exact_options(), x.sum(Axes{0}), x.mean(Axes{0}), x.var(Axes{0}));
+  EXPECT_TRUE(matches(s, Dense<double>({3}, {0.0, 0.0, 0.0})));
+  EXPECT_TRUE(matches(m, Dense<double>({3}, {nan, nan, nan})));
+  EXPECT_TRUE(matches(v, Dense<double>({3}, {nan, nan, nan})));
+  // An infinity makes the variance NaN (inf - inf), its mean the infinity.
+  const Dense<double> one_inf({2, 3}, {1, inf, 3, 4, 5, 6});
+  const auto y = make_array<Backend>(one_inf, Chunks{1, 2});
+  auto [m2, v2] = compute(exact_options(), y.mean(Axes{0}), y.std(Axes{0}));
+  EXPECT_TRUE(matches(m2, Dense<double>({3}, {2.5, inf, 4.5})));
+  EXPECT_TRUE(matches(v2, Dense<double>({3}, {1.5, nan, 1.5})));
+}
+
+TEST_F(ExactSums, IntegerReductionsAndOtherReductionsAreUnchanged) {
+  std::mt19937_64 rng(7);
+  const auto ints = random_dense<std::int32_t>({20, 6}, rng);
+  const auto doubles = random_dense<double>({20, 6}, rng);
+  const auto xi = make_array<Backend>(ints, Chunks{3, 4});
+  const auto xd = make_array<Backend>(doubles, Chunks{3, 4});
+  EXPECT_TRUE(bitwise_equal(xi.sum(Axes{0}).compute(exact_options()), xi.sum(Axes{0}).compute()));
+  EXPECT_TRUE(bitwise_equal(xi.mean().compute(exact_options()), xi.mean().compute()));
+  EXPECT_TRUE(bitwise_equal(xd.max(Axes{1}).compute(exact_options()), xd.max(Axes{1}).compute()));
+  EXPECT_TRUE(bitwise_equal(xd.prod(Axes{0}).compute(exact_options()), xd.prod(Axes{0}).compute()));
+  // A standardize composes with the exact moments.
+  const auto z = ((xd - xd.mean(Axes{0})) / xd.std(Axes{0})).compute(exact_options());
+  const auto want = zip(zip(doubles, want_mean(doubles, {0}, false), std::minus<double>()),
+                        want_var(doubles, {0}, false, 0, true), std::divides<double>());
+  EXPECT_TRUE(matches(z, want));
+}
+
+} // namespace
+} // namespace chunked::test
