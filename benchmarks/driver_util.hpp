@@ -31,7 +31,8 @@
   "  --repeat     " repeat "\n"                                                                    \
   "  --json       also write the results to FILE as JSON\n"                                        \
   "  --trace      write each computation's Chrome trace to FILE (the last one's stays)\n"          \
-  "  --report     write each computation's HTML report to FILE (the last one's stays)\n"
+  "  --report     write each computation's HTML report to FILE (the last one's stays)\n"      \
+  "  --exact-sums ComputeOptions::exact_sums: sums that do not depend on the chunking\n"
 
 namespace chunked::bench {
 
@@ -42,6 +43,7 @@ struct CommonOptions {
   int repeat = 0;
   std::string json;
   std::string trace, report; ///< ComputeOptions::trace_path and report_path of every computation
+  bool exact_sums = false;   ///< ComputeOptions::exact_sums (--exact-sums)
 
   explicit CommonOptions(int default_repeat) : repeat(default_repeat) {}
 };
@@ -115,6 +117,7 @@ inline ComputeOptions compute_options(const CommonOptions& c) {
   options.num_threads = c.threads;
   options.trace_path = c.trace;
   options.report_path = c.report;
+  options.exact_sums = c.exact_sums;
   return options;
 }
 
@@ -142,6 +145,10 @@ bool parse_command_line(int argc, char** argv, const char* program, const char* 
       const std::string_view arg = argv[i];
       if (flag(arg))
         continue;
+      if (arg == "--exact-sums") {
+        c.exact_sums = true;
+        continue;
+      }
       if (arg == "--help" || arg == "-h") {
         std::fputs(usage, stdout);
         std::exit(0);

@@ -4,7 +4,7 @@
 //
 //   chunked-b3-benchmark [--gib 1] [--cols 4096] [--chunk-mib 128 | --chunk-cols K]
 //                        [--backend cpu|cuda|auto]
-//                        [--threads N] [--repeat 5] [--json FILE]
+//                        [--threads N] [--repeat 5] [--json FILE] [--exact-sums]
 //
 // Four arrays a, b, c, x of --gib GiB each (rows x --cols float64) are made with from_host and
 // persist()ed, so on CUDA they live in device memory before any run. Programs:
@@ -12,6 +12,8 @@
 //   (x - x.mean(Axes{0})) / x.std(Axes{0})      result persisted (stays on the backend), 2 x bytes
 //   a.persist()                                 the library's own copy of a stored array, 2 x bytes
 //   x.mean(Axes{0}), x.std(Axes{0}) alone       to the host: the parts of standardize, 1 x bytes
+//   a.sum()                                     the whole array's sum, 1 x bytes
+// --exact-sums runs them all with ComputeOptions::exact_sums.
 // Traffic counts each byte the program must read or write once (B3). The limit on the CPU is the
 // fastest memcpy of the same traffic split over 1, 2, 4, ... up to the same number of threads,
 // timed here; on a GPU it is a device-to-device copy, which needs CUDA and is therefore measured
@@ -51,6 +53,7 @@ constexpr const char* usage_text =
     "usage: chunked-b3-benchmark [--gib G] [--cols C] [--chunk-mib M | --chunk-cols K]\n"
     "                            [--backend cpu|cuda|auto] [--threads N] [--repeat R] [--json "
     "FILE]\n"
+    "                            [--exact-sums]\n"
     "  --gib        size of each of the four arrays in GiB (default 1)\n"
     "  --cols       columns (default 4096); rows follow from --gib\n"
     "  --chunk-mib  chunk size in MiB, whole rows (default 128)\n"
@@ -183,7 +186,10 @@ std::vector<Program> measure(const Config& c, index_t rows, const ComputeOptions
                                 {"standardize_axis0", 2 * bytes, 0, {}},
                                 {"library_copy", 2 * bytes, 0, {}},
                                 {"part_mean_axis0", bytes, 0, {}},
-                                {"part_std_axis0", bytes, 0, {}}};
+                                {"part_std_axis0", bytes, 0, {}},
+                                {"a_sum_whole", bytes, 0, {}}};
+  const auto whole = a.sum();
+  double whole_value = 0;
   auto run_one = [&](std::size_t p) {
     return bench::seconds_of([&] {
       if (p == 0)
@@ -192,6 +198,8 @@ std::vector<Program> measure(const Config& c, index_t rows, const ComputeOptions
         kept = standardized.persist(options);
       else if (p == 2)
         kept = a.persist(options);
+      else if (p == 5)
+        whole_value = whole.item(options);
       else
         (p == 3 ? mean : stddev).to_host(std::span<double>(row), options);
     });
@@ -203,7 +211,17 @@ std::vector<Program> measure(const Config& c, index_t rows, const ComputeOptions
     kept = {};
   }
 
-  // Check a few columns against host references.
+  // Check a few columns, and the whole sum, against host references.
+  long double whole_want = 0, whole_abs = 0;
+  for (index_t i = 0; i < rows * cols; ++i) {
+    const double v = bench::pattern_value(i);
+    whole_want += v;
+    whole_abs += std::abs(v);
+  }
+  if (!(std::abs(whole_value - static_cast<double>(whole_want)) <=
+        1e-12 * static_cast<double>(whole_abs)))
+    throw std::runtime_error(fmt::format("a.sum() is {:.17g}, expected {:.17g}", whole_value,
+                                         static_cast<double>(whole_want)));
   fma.to_host(std::span<double>(row), options);
   const std::vector<index_t> probe_cols{0, cols / 3, cols - 1};
   const auto head = standardized(slice(0, 2), all).compute(options);

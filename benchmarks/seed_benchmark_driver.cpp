@@ -56,7 +56,7 @@ constexpr Published published[] = {
 constexpr const char* usage_text =
     "usage: chunked-seed-benchmark [--shape RxC] [--chunks RxC] [--backend cpu|cuda|auto]\n"
     "                              [--threads N] [--streams S] [--repeat R] [--json FILE]\n"
-    "                              [--progress] [--trace FILE] [--report FILE]\n"
+    "                              [--progress] [--trace FILE] [--report FILE] [--exact-sums]\n"
     "  --shape    array shape (default 20000x40000; the published workload is 500000x500000)\n"
     "  --chunks   chunk shape (default 10000x10000)\n"
     "  --backend  where to compute (default auto: CUDA when a device is usable, else the CPU)\n"
@@ -66,7 +66,8 @@ constexpr const char* usage_text =
     "  --json     also write the results to FILE as JSON\n"
     "  --progress draw a progress bar on stderr\n"
     "  --trace    write each computation's Chrome trace to FILE (the last one's stays)\n"
-    "  --report   write each computation's HTML report to FILE (the last one's stays)\n";
+    "  --report   write each computation's HTML report to FILE (the last one's stays)\n"
+    "  --exact-sums ComputeOptions::exact_sums: the sum does not depend on the chunking\n";
 
 Extent2 parse_extent(std::string_view flag, std::string_view text) {
   const auto x = text.find('x');

@@ -122,13 +122,8 @@ plan::Plan make_plan(std::vector<plan::Request> requests, const Resolved& on,
   return diagnostics.plan([&] {
     return cluster.agree(
         [&] {
-          if (options.exact_sums) {
-            if (&on.backend != &runtime::cpu_backend())
-              throw ValueError("ComputeOptions::exact_sums: not available on the " +
-                               std::string(on.backend.name()) +
-                               " backend yet; expected a computation on the Cpu backend");
+          if (options.exact_sums)
             apply_exact_sums(requests);
-          }
           return plan::make_plan(requests, on.backend.task_split());
         },
         on.backend);

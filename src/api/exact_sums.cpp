@@ -2,9 +2,11 @@
 // apply_exact_sums (exact_sums.hpp): the graph rewrite of ComputeOptions::exact_sums.
 #include "api/exact_sums.hpp"
 
+#include <chunked/core/error.hpp>
 #include <chunked/ops.hpp>
 
 #include <algorithm>
+#include <string>
 #include <unordered_map>
 #include <utility>
 
@@ -91,6 +93,11 @@ public:
 private:
   NodePtr rebuild(const NodePtr& node) {
     const graph::Node& n = *node;
+    if (n.kind == graph::NodeKind::scan && is_floating(n.dtype) &&
+        n.as<graph::ScanParams>().op == graph::ScanParams::Op::sum)
+      throw ValueError("ComputeOptions::exact_sums: cumsum of " + std::string(dtype_name(n.dtype)) +
+                       " values is not computed exactly yet; expected a computation without "
+                       "floating cumsum, or exact_sums off");
     std::vector<NodePtr> inputs;
     bool changed = false;
     for (const NodePtr& in : n.inputs) {

@@ -14,7 +14,8 @@ namespace chunked::detail {
 /// double, over the count), then the exact sum of (x - m)^2 in double, over max(count - ddof, 0).
 /// Nothing else changes (integer and bool reductions are exact already; prod, min, max, arg*
 /// do not depend on the grouping). Nodes shared below several requests stay shared; any depth
-/// of graph is walked without recursion.
+/// of graph is walked without recursion. A cumsum of floating values is a ValueError: it has no
+/// exact form yet, and a result that silently depended on the chunking would break the promise.
 void apply_exact_sums(std::vector<plan::Request>& requests);
 
 } // namespace chunked::detail

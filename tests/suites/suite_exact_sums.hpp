@@ -176,6 +176,19 @@ TEST_F(ExactSums, NaNInfinitiesOverflowAndSignedZerosAsNumPy) {
   EXPECT_TRUE(matches(v2, Dense<double>({3}, {1.5, nan, 1.5})));
 }
 
+TEST_F(ExactSums, AFloatingCumsumIsAValueErrorAndAnIntegerOneRuns) {
+  const Dense<double> d({6}, {1, 2, 3, 4, 5, 6});
+  const auto x = make_array<Backend>(d, Chunks{4});
+  EXPECT_THROW((void)cumsum(x, 0).sum().item(exact_options()), ValueError);
+  EXPECT_THROW((void)cumsum(x, 0).compute(exact_options()), ValueError);
+  const Dense<std::int64_t> n({6}, {1, 2, 3, 4, 5, 6});
+  const auto y = make_array<Backend>(n, Chunks{4});
+  EXPECT_TRUE(matches(cumsum(y, 0).compute(exact_options()),
+                      Dense<std::int64_t>({6}, {1, 3, 6, 10, 15, 21})));
+  // The runtime stays usable.
+  EXPECT_EQ(x.sum().item(exact_options()), 21.0);
+}
+
 TEST_F(ExactSums, IntegerReductionsAndOtherReductionsAreUnchanged) {
   std::mt19937_64 rng(7);
   const auto ints = random_dense<std::int32_t>({20, 6}, rng);

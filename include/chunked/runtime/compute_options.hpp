@@ -82,6 +82,9 @@ struct ComputeOptions {
   ///   `any` and `all` do not depend on the chunking either way, except the rounding of a
   ///   floating `prod`, which stays grouped by the chunk grid (and so chunking-dependent).
   ///
+  /// - `cumsum` of float or double values is not computed exactly yet: a computation that holds
+  ///   one raises ValueError under this option (integer and bool cumsums are exact and allowed).
+  ///
   /// The sums keep, per partial result, 75 words (600 bytes) in place of one to three.
   bool exact_sums = false;
   /// Called about every 100 ms while tasks finish and once at the end with the final counts.

@@ -257,7 +257,8 @@ private:
     }
     const KernelSet set = kernel_set(p);
     const Module& m = program_module(d.id(), p, set);
-    kernel::ProgramArgs args = make_args(p, inputs.data(), out, reduce ? scratch(d) : nullptr);
+    kernel::ProgramArgs args = make_args(
+        p, inputs.data(), out, reduce ? scratch(d, pass1_scratch_bytes(p.sink.op, p)) : nullptr);
     void* params[] = {&args, nullptr};
     const unsigned threads = kernel::block_threads_host;
     if (set == KernelSet::store_tiled) {

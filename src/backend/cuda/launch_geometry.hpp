@@ -7,6 +7,7 @@
 
 #include "backend/cuda/kernel/args.hpp"
 #include "plan/block_program.hpp"
+#include "plan/partial.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -23,6 +24,13 @@ inline constexpr index_t max_grid = 8192;
 /// over every axis (up to three words each).
 inline constexpr std::size_t default_scratch_bytes =
     static_cast<std::size_t>(max_reduce_parts) * 3 * 8;
+
+/// Bytes of the pass 1 states of a reduction `op` of program p over every axis (exact sums have
+/// 75 words per state), at least default_scratch_bytes.
+inline std::size_t pass1_scratch_bytes(plan::ReduceOp op, const plan::BlockProgram& p) {
+  const auto words = static_cast<std::size_t>(plan::partial_layout(op, p.result_dtype()).words);
+  return std::max(default_scratch_bytes, static_cast<std::size_t>(max_reduce_parts) * words * 8);
+}
 
 /// CUDA blocks of block_threads_host threads for n elements, per_thread each, at most `most`.
 inline unsigned grid_for(index_t n, index_t per_thread = 1, index_t most = max_grid) {

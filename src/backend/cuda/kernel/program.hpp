@@ -15,6 +15,7 @@
 //   static i64 index(const ProgramArgs&, const i64* i);     // argmin/argmax index at i
 // Nothing here depends on thread timing: every reduction folds in an order fixed by the launch
 // shape, which the host derives from the box size alone.
+#include "backend/cuda/kernel/exact_fold.hpp"
 #include "backend/cuda/kernel/partials.hpp"
 
 #if defined(CHUNKED_KERNEL_RANDOM)
@@ -273,7 +274,13 @@ template <class P, class Acc>
 CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
   constexpr int nd = P::nd > 0 ? P::nd : 1;
   constexpr unsigned mask = all_axes<P::nd>();
-  auto fold = Folder<Acc>::start();
+  constexpr bool exact_sum = is_same<Acc, ExactAcc>::value;
+  __shared__ FoldSpace<Acc, 1> space;
+  if constexpr (exact_sum) {
+    space.clear();
+    __syncthreads();
+  }
+  auto fold = start_fold<Acc>(space, 0);
   i64 i[nd] = {};
   bool by_rows = false;
   if constexpr (P::nd >= 2) {
@@ -308,20 +315,39 @@ CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
       advance<P::nd, mask>(step, a.extent, i);
     }
   }
-  const Acc total = block_fold(fold.done());
-  if (threadIdx.x == 0)
-    total.store(static_cast<i64*>(a.scratch) + blockIdx.x * Acc::words);
+  if constexpr (exact_sum) {
+    fold.done();
+    __syncthreads();
+    if (threadIdx.x == 0)
+      exact_store(space.entry[0], static_cast<i64*>(a.scratch) + blockIdx.x * Acc::words);
+  } else {
+    const Acc total = block_fold(fold.done());
+    if (threadIdx.x == 0)
+      total.store(static_cast<i64*>(a.scratch) + blockIdx.x * Acc::words);
+  }
 }
 
 /// Pass 2: one CUDA block folds the `parts` states of pass 1 into partial entry sink.base.
 template <class Acc> CHUNKED_KD void reduce_final_kernel(const ProgramArgs& a, int parts) {
   const i64* scratch = static_cast<const i64*>(a.scratch);
-  Acc acc = Acc::identity();
-  for (int p = threadIdx.x; p < parts; p += block_threads)
-    acc.merge(Acc::load(scratch + p * Acc::words));
-  const Acc total = block_fold(acc);
-  if (threadIdx.x == 0)
-    total.store(static_cast<i64*>(a.out) + a.sink.base * Acc::words);
+  if constexpr (is_same<Acc, ExactAcc>::value) {
+    // Each thread adds its words of every part: integer sums, so no order to fix.
+    __shared__ ExactShared total;
+    exact_clear(&total, 1);
+    __syncthreads();
+    for (int p = 0; p < parts; ++p)
+      exact_gather(total, scratch + p * Acc::words, static_cast<int>(threadIdx.x), block_threads);
+    __syncthreads();
+    if (threadIdx.x == 0)
+      exact_store(total, static_cast<i64*>(a.out) + a.sink.base * Acc::words);
+  } else {
+    Acc acc = Acc::identity();
+    for (int p = threadIdx.x; p < parts; p += block_threads)
+      acc.merge(Acc::load(scratch + p * Acc::words));
+    const Acc total = block_fold(acc);
+    if (threadIdx.x == 0)
+      total.store(static_cast<i64*>(a.out) + a.sink.base * Acc::words);
+  }
 }
 
 /// A reduction along some axes. A CUDA block holds KX kept positions times RY = block_threads /
@@ -342,7 +368,13 @@ template <class P, class Acc, int KX> CHUNKED_KD void reduce_axes_kernel(const P
   const i64 lanes = static_cast<i64>(gridDim.y) * RY;
   const i64 lane = static_cast<i64>(blockIdx.y) * RY + ty;
   i64 i[nd] = {}, step[nd] = {};
-  auto fold = Folder<Acc>::start();
+  constexpr bool exact_sum = is_same<Acc, ExactAcc>::value;
+  __shared__ FoldSpace<Acc, KX> space;
+  if constexpr (exact_sum) {
+    space.clear();
+    __syncthreads();
+  }
+  auto fold = start_fold<Acc>(space, tx);
   if (q < a.kept) {
     unflatten<P::nd, kept_mask>(q, a.extent, i);
     unflatten<P::nd, reduced_mask>(lane, a.extent, i);
@@ -386,24 +418,35 @@ template <class P, class Acc, int KX> CHUNKED_KD void reduce_axes_kernel(const P
       advance<P::nd, reduced_mask>(step, a.extent, i);
     }
   }
-  __shared__ Acc shared[block_threads];
-  shared[threadIdx.x] = fold.done();
-  __syncthreads();
-#pragma unroll
-  for (int s = RY / 2; s > 0; s >>= 1) {
-    if (ty < s) {
-      Acc left = shared[ty * KX + tx];
-      left.merge(shared[(ty + s) * KX + tx]);
-      shared[ty * KX + tx] = left;
-    }
+  if constexpr (exact_sum) {
+    fold.done();
     __syncthreads();
+    if (ty != 0 || q >= a.kept)
+      return;
+    exact_store(space.entry[tx],
+                gridDim.y == 1
+                    ? static_cast<i64*>(a.out) + at<P::nd>(a.sink, i) * Acc::words
+                    : static_cast<i64*>(a.scratch) + (blockIdx.y * a.kept + q) * Acc::words);
+  } else {
+    __shared__ Acc shared[block_threads];
+    shared[threadIdx.x] = fold.done();
+    __syncthreads();
+#pragma unroll
+    for (int s = RY / 2; s > 0; s >>= 1) {
+      if (ty < s) {
+        Acc left = shared[ty * KX + tx];
+        left.merge(shared[(ty + s) * KX + tx]);
+        shared[ty * KX + tx] = left;
+      }
+      __syncthreads();
+    }
+    if (ty != 0 || q >= a.kept)
+      return;
+    if (gridDim.y == 1)
+      shared[tx].store(static_cast<i64*>(a.out) + at<P::nd>(a.sink, i) * Acc::words);
+    else
+      shared[tx].store(static_cast<i64*>(a.scratch) + (blockIdx.y * a.kept + q) * Acc::words);
   }
-  if (ty != 0 || q >= a.kept)
-    return;
-  if (gridDim.y == 1)
-    shared[tx].store(static_cast<i64*>(a.out) + at<P::nd>(a.sink, i) * Acc::words);
-  else
-    shared[tx].store(static_cast<i64*>(a.scratch) + (blockIdx.y * a.kept + q) * Acc::words);
 }
 
 /// Folds the `segments` states of each kept position into its entry, one warp per position:
@@ -416,31 +459,49 @@ CHUNKED_KD void reduce_axes_final_kernel(const ProgramArgs& a, int segments) {
   constexpr int nd = P::nd > 0 ? P::nd : 1;
   constexpr unsigned kept_mask = all_axes<P::nd>() & ~P::reduced;
   constexpr int warps = block_threads / 32;
-  __shared__ Acc shared[block_threads];
   const i64* scratch = static_cast<const i64*>(a.scratch);
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
   const i64 stride = static_cast<i64>(gridDim.x) * warps;
-  for (i64 q = static_cast<i64>(blockIdx.x) * warps + warp; q < a.kept; q += stride) {
-    Acc acc = Acc::identity();
-    for (int y = lane; y < segments; y += 32)
-      acc.merge(Acc::load(scratch + (y * a.kept + q) * Acc::words));
-    shared[threadIdx.x] = acc;
-    __syncwarp();
-#pragma unroll
-    for (int s = 16; s > 0; s >>= 1) {
-      if (lane < s) {
-        Acc left = shared[threadIdx.x];
-        left.merge(shared[threadIdx.x + s]);
-        shared[threadIdx.x] = left;
+  if constexpr (is_same<Acc, ExactAcc>::value) {
+    // A warp per position; lane l adds words l, l + 32, ... of every segment.
+    __shared__ ExactShared entry[warps];
+    for (i64 q = static_cast<i64>(blockIdx.x) * warps + warp; q < a.kept; q += stride) {
+      for (int j = lane; j < 1 + exact::digits; j += 32)
+        entry[warp].w[j] = 0;
+      for (int y = 0; y < segments; ++y)
+        exact_gather(entry[warp], scratch + (y * a.kept + q) * Acc::words, lane, 32);
+      __syncwarp();
+      if (lane == 0) {
+        i64 i[nd] = {};
+        unflatten<P::nd, kept_mask>(q, a.extent, i);
+        exact_store(entry[warp], static_cast<i64*>(a.out) + at<P::nd>(a.sink, i) * Acc::words);
       }
       __syncwarp();
     }
-    if (lane == 0) {
-      i64 i[nd] = {};
-      unflatten<P::nd, kept_mask>(q, a.extent, i);
-      shared[threadIdx.x].store(static_cast<i64*>(a.out) + at<P::nd>(a.sink, i) * Acc::words);
+  } else {
+    __shared__ Acc shared[block_threads];
+    for (i64 q = static_cast<i64>(blockIdx.x) * warps + warp; q < a.kept; q += stride) {
+      Acc acc = Acc::identity();
+      for (int y = lane; y < segments; y += 32)
+        acc.merge(Acc::load(scratch + (y * a.kept + q) * Acc::words));
+      shared[threadIdx.x] = acc;
+      __syncwarp();
+#pragma unroll
+      for (int s = 16; s > 0; s >>= 1) {
+        if (lane < s) {
+          Acc left = shared[threadIdx.x];
+          left.merge(shared[threadIdx.x + s]);
+          shared[threadIdx.x] = left;
+        }
+        __syncwarp();
+      }
+      if (lane == 0) {
+        i64 i[nd] = {};
+        unflatten<P::nd, kept_mask>(q, a.extent, i);
+        shared[threadIdx.x].store(static_cast<i64*>(a.out) + at<P::nd>(a.sink, i) * Acc::words);
+      }
+      __syncwarp();
     }
-    __syncwarp();
   }
 }
 

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+// Exact sums in generated reduction kernels: a window per thread, the digits per CUDA block in
+// shared memory, added atomically.
+#pragma once
+
+// For NVRTC and nvcc, included by program.hpp.
+#include "backend/cuda/kernel/partials.hpp"
+
+/// @file
+/// An exact entry (backend/common/exact_sum.hpp) is 75 words, too many to give each thread its
+/// own in shared memory and merge in a tree. Instead the threads of a CUDA block that fold into
+/// one entry share its flags and digits in shared memory (ExactShared): each thread keeps the
+/// window of exact_sum.hpp in registers (anchor, three bins) and adds to the shared digits with
+/// atomic 64-bit integer additions, only when its window settles (every 2^20 values, when a value
+/// needs a higher anchor, and at the end) or for a value's remainder far below its anchor.
+/// Integer additions give the same digits in any order, so the entry, and every result rounded
+/// from it, does not depend on how the threads were scheduled. Each digit takes less than 2^32
+/// per deposit and holds 2^63: a CUDA block may deposit 2^31 times, more than the elements any
+/// CUDA block folds (at most one remainder per element, plus three per settle).
+///
+/// A CUDA block stores its entries with their carries propagated and empty windows; the passes
+/// that fold stored entries add their digits (below 2^32 each, so up to 2^31 entries) and OR
+/// their flags.
+
+namespace chunked::cuda::kernel {
+
+namespace exact = scalar::exact;
+
+/// The flags and digits of one entry, shared by the threads of a CUDA block.
+struct ExactShared {
+  i64 w[1 + exact::digits];
+};
+
+/// Zeroes `n` shared entries, all threads of the block taking part (a barrier must follow).
+CHUNKED_KD void exact_clear(ExactShared* s, int n) {
+  for (int j = static_cast<int>(threadIdx.x); j < n * (1 + exact::digits);
+       j += static_cast<int>(blockDim.x))
+    s[j / (1 + exact::digits)].w[j % (1 + exact::digits)] = 0;
+}
+
+CHUNKED_KD void atomic_add_word(i64* w, i64 v) {
+  atomicAdd(reinterpret_cast<unsigned long long*>(w), static_cast<unsigned long long>(v));
+}
+
+/// Adds a finite double to the shared digits, as exact::deposit_finite does to an entry's.
+CHUNKED_KD void atomic_deposit(ExactShared& s, double x) {
+  const exact::u64 b = exact::bits_of(x);
+  const int e = static_cast<int>((b >> 52) & 0x7ff);
+  const exact::u64 f = b & ((exact::u64{1} << 52) - 1);
+  if (e == 0 && f == 0)
+    return;
+  const exact::u64 m = e == 0 ? f : (f | (exact::u64{1} << 52));
+  const int p = (e == 0 ? 1 : e) - 1075 - exact::base;
+  const int i = p >> 5, sh = p & 31;
+  const exact::u64 mask = 0xffffffffull;
+  const i64 lo = static_cast<i64>((m << sh) & mask);
+  const i64 mid = static_cast<i64>((m >> (32 - sh)) & mask);
+  const i64 hi = sh == 0 ? 0 : static_cast<i64>(m >> (64 - sh));
+  const bool neg = (b >> 63) != 0;
+  i64* d = s.w + 1;
+  atomic_add_word(d + i, neg ? -lo : lo);
+  atomic_add_word(d + i + 1, neg ? -mid : mid);
+  if (hi != 0)
+    atomic_add_word(d + i + 2, neg ? -hi : hi);
+}
+
+/// One thread's window over a shared entry.
+struct ExactFolder {
+  ExactShared* shared;
+  i64 flags;
+  double limit; ///< 2^anchor; 0 before the first value
+  double s0, s1, s2;
+  double b0, b1, b2;
+  int added;
+
+  static CHUNKED_KD ExactFolder start(ExactShared* shared) {
+    return {shared, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0};
+  }
+  CHUNKED_KD void settle() {
+    atomic_deposit(*shared, b0);
+    atomic_deposit(*shared, b1);
+    atomic_deposit(*shared, b2);
+    b0 = b1 = b2 = 0.0;
+    added = 0;
+  }
+  template <class T> CHUNKED_KD void add(T value, i64) {
+    const double x = static_cast<double>(value);
+    flags |= exact::flags_of(x);
+    if (!exact::is_finite(x) || x == 0.0)
+      return;
+    if (!(fabs(x) < limit)) {
+      const int anchor = exact::anchor_for(x) + 4;
+      if (anchor < exact::min_anchor || anchor > exact::max_anchor) {
+        atomic_deposit(*shared, x);
+        return;
+      }
+      settle();
+      const exact::Splitters c = exact::splitters(anchor);
+      limit = exact::pow2(anchor);
+      s0 = c.s[0];
+      s1 = c.s[1];
+      s2 = c.s[2];
+    }
+    const double q0 = (s0 + x) - s0;
+    double r = x - q0;
+    const double q1 = (s1 + r) - s1;
+    r -= q1;
+    const double q2 = (s2 + r) - s2;
+    r -= q2;
+    b0 += q0;
+    b1 += q1;
+    b2 += q2;
+    if (r != 0.0)
+      atomic_deposit(*shared, r);
+    if (++added >= exact::settle_after)
+      settle();
+  }
+  /// Moves what the thread holds into the shared entry (a barrier must follow before it is read).
+  CHUNKED_KD void done() {
+    settle();
+    if (flags != 0)
+      atomicOr(reinterpret_cast<unsigned long long*>(shared->w),
+               static_cast<unsigned long long>(flags));
+  }
+};
+
+/// Writes a shared entry (flags and digits, after every thread's done() and a barrier) as an
+/// exact entry at `dst`, its carries propagated. One thread.
+CHUNKED_KD void exact_store(const ExactShared& s, i64* dst) {
+  i64 d[exact::digits];
+  for (int i = 0; i < exact::digits; ++i)
+    d[i] = s.w[1 + i];
+  exact::carry(d);
+  dst[exact::flags_word] = s.w[0];
+  dst[exact::deposits_word] = 0;
+  dst[exact::anchor_word] = exact::no_anchor;
+  dst[exact::added_word] = 0;
+  for (int j = 0; j < exact::bins; ++j)
+    dst[exact::bins_word + j] = 0; // +0.0
+  for (int i = 0; i < exact::digits; ++i)
+    dst[exact::digits_word + i] = d[i];
+}
+
+/// Adds a stored entry, as exact_store leaves them (empty window, digits below 2^32), to a
+/// shared one: word j of 1 + digits by thread j's share (`first`, stepping by `step`).
+CHUNKED_KD void exact_gather(ExactShared& s, const i64* src, int first, int step) {
+  for (int j = first; j < 1 + exact::digits; j += step) {
+    if (j == 0)
+      s.w[0] |= src[exact::flags_word];
+    else
+      s.w[j] += src[exact::digits_word + j - 1];
+  }
+}
+
+/// Where the threads of a CUDA block fold: nothing for accumulators held per thread, the shared
+/// entries of exact sums (KX of them in reduce_axes_kernel, one elsewhere).
+template <class Acc, int N> struct FoldSpace {
+  CHUNKED_KD void clear() {}
+};
+template <int N> struct FoldSpace<ExactAcc, N> {
+  ExactShared entry[N];
+  CHUNKED_KD void clear() { exact_clear(entry, N); }
+};
+
+/// The folder of one thread: Folder<Acc>, or for exact sums a window over shared entry `k`.
+template <class Acc, int N> CHUNKED_KD auto start_fold(FoldSpace<Acc, N>& space, int k) {
+  if constexpr (is_same<Acc, ExactAcc>::value)
+    return ExactFolder::start(&space.entry[k]);
+  else
+    return Folder<Acc>::start();
+}
+
+} // namespace chunked::cuda::kernel
