@@ -116,7 +116,33 @@ struct ExactFolder {
       settle();
   }
   /// Moves what the thread holds into the shared entry (a barrier must follow before it is read).
-  CHUNKED_KD void done() {
+  /// With `warp_shares_entry` (every lane of the warp folds into the same entry, and every lane
+  /// calls this), lanes whose windows share one anchor (or hold nothing) first add their bins
+  /// across the warp: each bin is a multiple of the same unit below 2^48 of them, so the 32-lane
+  /// sums are exact (any order), and one lane deposits them.
+  CHUNKED_KD void done(bool warp_shares_entry) {
+    constexpr unsigned full = 0xffffffffu;
+    double lead = limit;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+      lead = fmax(lead, __shfl_xor_sync(full, lead, o));
+    const bool empty = b0 == 0.0 && b1 == 0.0 && b2 == 0.0;
+    if (warp_shares_entry && __all_sync(full, (limit == lead || empty) && added < (1 << 15))) {
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) {
+        b0 += __shfl_down_sync(full, b0, o);
+        b1 += __shfl_down_sync(full, b1, o);
+        b2 += __shfl_down_sync(full, b2, o);
+      }
+      const unsigned f = __reduce_or_sync(full, static_cast<unsigned>(flags));
+      if (threadIdx.x % 32 == 0) {
+        settle();
+        if (f != 0)
+          atomicOr(reinterpret_cast<unsigned long long*>(shared->w),
+                   static_cast<unsigned long long>(f));
+      }
+      return;
+    }
     settle();
     if (flags != 0)
       atomicOr(reinterpret_cast<unsigned long long*>(shared->w),
@@ -141,14 +167,30 @@ CHUNKED_KD void exact_store(const ExactShared& s, i64* dst) {
     dst[exact::digits_word + i] = d[i];
 }
 
-/// Adds a stored entry, as exact_store leaves them (empty window, digits below 2^32), to a
-/// shared one: word j of 1 + digits by thread j's share (`first`, stepping by `step`).
-CHUNKED_KD void exact_gather(ExactShared& s, const i64* src, int first, int step) {
-  for (int j = first; j < 1 + exact::digits; j += step) {
+/// Folds a stored entry, as exact_store leaves them (empty window, digits below 2^32), into the
+/// words a lane holds in registers: words lane, lane + 32 and lane + 64 of (flags, digits...),
+/// the flags ORed, the digits added. Registers rather than shared memory, so that the loads of
+/// successive entries do not wait for each other.
+CHUNKED_KD void exact_gather_lane(i64 (&acc)[3], const i64* src, int lane) {
+#pragma unroll
+  for (int k = 0; k < 3; ++k) {
+    const int j = lane + 32 * k;
     if (j == 0)
-      s.w[0] |= src[exact::flags_word];
-    else
-      s.w[j] += src[exact::digits_word + j - 1];
+      acc[k] |= src[exact::flags_word];
+    else if (j < 1 + exact::digits)
+      acc[k] += src[exact::digits_word + j - 1];
+  }
+}
+
+/// Adds a lane's words (exact_gather_lane) to a shared entry that other warps add to as well.
+CHUNKED_KD void exact_add_lane(ExactShared& s, const i64 (&acc)[3], int lane) {
+#pragma unroll
+  for (int k = 0; k < 3; ++k) {
+    const int j = lane + 32 * k;
+    if (j == 0)
+      atomicOr(reinterpret_cast<unsigned long long*>(s.w), static_cast<unsigned long long>(acc[k]));
+    else if (j < 1 + exact::digits)
+      atomic_add_word(s.w + j, acc[k]);
   }
 }
 

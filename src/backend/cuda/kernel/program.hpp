@@ -316,7 +316,7 @@ CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
     }
   }
   if constexpr (exact_sum) {
-    fold.done();
+    fold.done(true);
     __syncthreads();
     if (threadIdx.x == 0)
       exact_store(space.entry[0], static_cast<i64*>(a.scratch) + blockIdx.x * Acc::words);
@@ -331,12 +331,16 @@ CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
 template <class Acc> CHUNKED_KD void reduce_final_kernel(const ProgramArgs& a, int parts) {
   const i64* scratch = static_cast<const i64*>(a.scratch);
   if constexpr (is_same<Acc, ExactAcc>::value) {
-    // Each thread adds its words of every part: integer sums, so no order to fix.
+    // Warp w adds parts w, w + warps, ... (lane l its words l, l + 32, l + 64), then the warps'
+    // sums meet in shared memory: integer sums, so no order to fix.
     __shared__ ExactShared total;
     exact_clear(&total, 1);
     __syncthreads();
-    for (int p = 0; p < parts; ++p)
-      exact_gather(total, scratch + p * Acc::words, static_cast<int>(threadIdx.x), block_threads);
+    const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+    i64 acc[3] = {0, 0, 0};
+    for (int p = warp; p < parts; p += block_threads / 32)
+      exact_gather_lane(acc, scratch + p * Acc::words, lane);
+    exact_add_lane(total, acc, lane);
     __syncthreads();
     if (threadIdx.x == 0)
       exact_store(total, static_cast<i64*>(a.out) + a.sink.base * Acc::words);
@@ -419,7 +423,7 @@ template <class P, class Acc, int KX> CHUNKED_KD void reduce_axes_kernel(const P
     }
   }
   if constexpr (exact_sum) {
-    fold.done();
+    fold.done(KX == 1); // with KX = 1 a block's lanes all fold position q
     __syncthreads();
     if (ty != 0 || q >= a.kept)
       return;
@@ -466,10 +470,13 @@ CHUNKED_KD void reduce_axes_final_kernel(const ProgramArgs& a, int segments) {
     // A warp per position; lane l adds words l, l + 32, ... of every segment.
     __shared__ ExactShared entry[warps];
     for (i64 q = static_cast<i64>(blockIdx.x) * warps + warp; q < a.kept; q += stride) {
-      for (int j = lane; j < 1 + exact::digits; j += 32)
-        entry[warp].w[j] = 0;
+      i64 acc[3] = {0, 0, 0};
       for (int y = 0; y < segments; ++y)
-        exact_gather(entry[warp], scratch + (y * a.kept + q) * Acc::words, lane, 32);
+        exact_gather_lane(acc, scratch + (y * a.kept + q) * Acc::words, lane);
+#pragma unroll
+      for (int k = 0; k < 3; ++k)
+        if (lane + 32 * k < 1 + exact::digits)
+          entry[warp].w[lane + 32 * k] = acc[k];
       __syncwarp();
       if (lane == 0) {
         i64 i[nd] = {};
