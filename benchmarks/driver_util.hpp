@@ -31,7 +31,7 @@
   "  --repeat     " repeat "\n"                                                                    \
   "  --json       also write the results to FILE as JSON\n"                                        \
   "  --trace      write each computation's Chrome trace to FILE (the last one's stays)\n"          \
-  "  --report     write each computation's HTML report to FILE (the last one's stays)\n"      \
+  "  --report     write each computation's HTML report to FILE (the last one's stays)\n"           \
   "  --exact-sums ComputeOptions::exact_sums: sums that do not depend on the chunking\n"
 
 namespace chunked::bench {

@@ -23,8 +23,7 @@ bool rewritten(const graph::Node& n) {
   if (n.kind != graph::NodeKind::reduce || !is_floating(n.inputs[0]->dtype))
     return false;
   const ReduceOp op = n.as<graph::ReduceParams>().op;
-  return op == ReduceOp::sum || op == ReduceOp::mean || op == ReduceOp::var ||
-         op == ReduceOp::std;
+  return op == ReduceOp::sum || op == ReduceOp::mean || op == ReduceOp::var || op == ReduceOp::std;
 }
 
 NodePtr exact_reduce(const NodePtr& x, ReduceOp op, std::vector<index_t> axes, bool keepdims) {

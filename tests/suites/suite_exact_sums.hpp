@@ -47,8 +47,8 @@ std::vector<double> as_doubles(const auto& v) { return std::vector<double>(v.beg
 
 // NumPy's definitions, from correctly rounded sums.
 template <class T> Dense<T> want_sum(const Dense<T>& a, const std::vector<index_t>& axes, bool k) {
-  return reduce_groups<T>(a, axes, k,
-                          [](const std::vector<T>& v) { return static_cast<T>(fsum(as_doubles(v))); });
+  return reduce_groups<T>(
+      a, axes, k, [](const std::vector<T>& v) { return static_cast<T>(fsum(as_doubles(v))); });
 }
 template <class T> Dense<T> want_mean(const Dense<T>& a, const std::vector<index_t>& axes, bool k) {
   return reduce_groups<T>(a, axes, k, [](const std::vector<T>& v) {

@@ -1082,10 +1082,10 @@ void check_reduce(ReduceOp op, DType t, const std::vector<index_t>& extent, std:
 
 TEST(CpuInterpreter, EveryReductionOverAllAndChosenAxes) {
   std::mt19937_64 rng(11);
-  const ReduceOp ops[] = {ReduceOp::sum, ReduceOp::prod,   ReduceOp::min,   ReduceOp::max,
-                          ReduceOp::any, ReduceOp::all,    ReduceOp::mean,  ReduceOp::var,
-                          ReduceOp::std, ReduceOp::argmin, ReduceOp::argmax,
-                          ReduceOp::exact_sum, ReduceOp::exact_mean};
+  const ReduceOp ops[] = {
+      ReduceOp::sum,    ReduceOp::prod,      ReduceOp::min,       ReduceOp::max, ReduceOp::any,
+      ReduceOp::all,    ReduceOp::mean,      ReduceOp::var,       ReduceOp::std, ReduceOp::argmin,
+      ReduceOp::argmax, ReduceOp::exact_sum, ReduceOp::exact_mean};
   const std::vector<std::vector<index_t>> boxes = {{},        {0},         {1},           {9},
                                                    {4099},    {3, 0},      {3, 700},      {700, 3},
                                                    {2, 3, 5}, {5, 1, 433}, {2, 3, 4, 171}};

@@ -120,26 +120,51 @@ CHUNKED_HD CHUNKED_FORCEINLINE Splitters splitters(int anchor) {
   return c;
 }
 
+/// The window's three parts of x (|x| < 2^A for the splitters' anchor A), each rounded without
+/// error, and what they leave (nonzero only for bits below the third part's unit).
+struct Parts {
+  double q0, q1, q2, rest;
+};
+CHUNKED_HD CHUNKED_FORCEINLINE Parts split(double x, double s0, double s1, double s2) {
+  const double q0 = (s0 + x) - s0;
+  double r = x - q0;
+  const double q1 = (s1 + r) - s1;
+  r -= q1;
+  const double q2 = (s2 + r) - s2;
+  r -= q2;
+  return {q0, q1, q2, r};
+}
+
 // ---- Digits -----------------------------------------------------------------------------------
 
-/// Adds (or subtracts) m * 2^(base + p) to the digits d: m < 2^53, 0 <= p < 32 * (digits - 3).
-template <class W>
-CHUNKED_HD CHUNKED_FORCEINLINE void add_scaled(W* d, u64 m, int p, bool negative) {
+/// Calls add(i, v) for the three digits i of the finite double x and the signed amounts v (each
+/// of magnitude below 2^32) that add x to them; nothing for a zero. Every way of adding to digits
+/// (deposit_finite below, and the atomic additions of the CUDA kernels) goes through it.
+template <class Add> CHUNKED_HD CHUNKED_FORCEINLINE void digit_pieces(double x, Add&& add) {
+  const u64 b = bits_of(x);
+  const int e = static_cast<int>((b >> 52) & 0x7ff);
+  const u64 f = b & ((u64{1} << 52) - 1);
+  if (e == 0 && f == 0)
+    return;
+  const u64 m = e == 0 ? f : (f | (u64{1} << 52));
+  // x = m * 2^(max(e, 1) - 1075) = m * 2^(base + p), 0 <= p < 32 * (digits - 3)
+  const int p = (e == 0 ? 1 : e) - 1075 - base;
   const int i = p >> 5;
   const int s = p & 31;
   const u64 mask = 0xffffffffull;
-  const W lo = static_cast<W>((m << s) & mask);
-  const W mid = static_cast<W>((m >> (32 - s)) & mask);
-  const W hi = s == 0 ? 0 : static_cast<W>(m >> (64 - s));
-  if (negative) {
-    d[i] -= lo;
-    d[i + 1] -= mid;
-    d[i + 2] -= hi;
-  } else {
-    d[i] += lo;
-    d[i + 1] += mid;
-    d[i + 2] += hi;
-  }
+  const auto lo = static_cast<i64>((m << s) & mask);
+  const auto mid = static_cast<i64>((m >> (32 - s)) & mask);
+  const i64 hi = s == 0 ? 0 : static_cast<i64>(m >> (64 - s));
+  const bool negative = (b >> 63) != 0;
+  add(i, negative ? -lo : lo);
+  add(i + 1, negative ? -mid : mid);
+  if (hi != 0)
+    add(i + 2, negative ? -hi : hi);
+}
+
+/// Adds the finite double x to the digits d.
+template <class W> CHUNKED_HD CHUNKED_FORCEINLINE void add_to_digits(W* d, double x) {
+  digit_pieces(x, [d](int i, i64 v) { d[i] += static_cast<W>(v); });
 }
 
 /// Propagates the carries of the digits d: afterwards every digit but the last is in [0, 2^32)
@@ -164,16 +189,10 @@ template <class W> CHUNKED_HD CHUNKED_FORCEINLINE void count_deposit(W* w) {
 }
 
 /// Adds a finite double to the digits of w (not its flags).
-template <class W> CHUNKED_HD inline void deposit_finite(W* w, double x) {
-  const u64 b = bits_of(x);
-  const int e = static_cast<int>((b >> 52) & 0x7ff);
-  const u64 f = b & ((u64{1} << 52) - 1);
-  if (e == 0 && f == 0)
+template <class W> CHUNKED_HD CHUNKED_FORCEINLINE void deposit_finite(W* w, double x) {
+  if (x == 0.0)
     return;
-  const u64 m = e == 0 ? f : (f | (u64{1} << 52));
-  // x = m * 2^(max(e, 1) - 1075) = m * 2^(base + p)
-  const int p = (e == 0 ? 1 : e) - 1075 - base;
-  add_scaled(w + digits_word, m, p, (b >> 63) != 0);
+  add_to_digits(w + digits_word, x);
   count_deposit(w);
 }
 
@@ -184,7 +203,8 @@ CHUNKED_HD CHUNKED_FORCEINLINE i64 flags_of(double x) {
   if (b != (u64{1} << 63))
     f |= flag_not_negative_zero;
   if (((b >> 52) & 0x7ff) == 0x7ff)
-    f |= (b & ((u64{1} << 52) - 1)) != 0 ? flag_nan : ((b >> 63) != 0 ? flag_neg_inf : flag_pos_inf);
+    f |=
+        (b & ((u64{1} << 52) - 1)) != 0 ? flag_nan : ((b >> 63) != 0 ? flag_neg_inf : flag_pos_inf);
   return f;
 }
 
@@ -193,7 +213,7 @@ CHUNKED_HD CHUNKED_FORCEINLINE bool is_finite(double x) {
 }
 
 /// Adds one element of any value to the entry w.
-template <class W> CHUNKED_HD inline void deposit(W* w, double x) {
+template <class W> CHUNKED_HD CHUNKED_FORCEINLINE void deposit(W* w, double x) {
   w[flags_word] |= flags_of(x);
   if (is_finite(x))
     deposit_finite(w, x);
@@ -236,14 +256,12 @@ template <class W> CHUNKED_HD inline void add(W* w, double x) {
     w[anchor_word] = a;
   }
   const Splitters c = splitters(static_cast<int>(w[anchor_word]));
-  double r = x;
-  for (int j = 0; j < bins; ++j) {
-    const double q = (c.s[j] + r) - c.s[j];
-    r -= q;
-    set_bin(w, j, bin(w, j) + q);
-  }
-  if (r != 0.0)
-    deposit_finite(w, r);
+  const Parts p = split(x, c.s[0], c.s[1], c.s[2]);
+  set_bin(w, 0, bin(w, 0) + p.q0);
+  set_bin(w, 1, bin(w, 1) + p.q1);
+  set_bin(w, 2, bin(w, 2) + p.q2);
+  if (p.rest != 0.0)
+    deposit_finite(w, p.rest);
   if (++w[added_word] >= settle_after)
     settle(w);
 }
@@ -293,8 +311,8 @@ struct Rounded {
 CHUNKED_HD CHUNKED_FORCEINLINE u64 bits_at(const i64* d, int pos, int count) {
   const int i = pos >> 5;
   const int s = pos & 31;
-  const u64 lo = static_cast<u64>(d[i]) |
-                 (i + 1 < digits ? static_cast<u64>(d[i + 1]) << 32 : u64{0});
+  const u64 lo =
+      static_cast<u64>(d[i]) | (i + 1 < digits ? static_cast<u64>(d[i + 1]) << 32 : u64{0});
   const u64 hi = i + 2 < digits ? static_cast<u64>(d[i + 2]) : u64{0};
   const u64 r = (lo >> s) | (s == 0 ? u64{0} : hi << (64 - s));
   return count >= 64 ? r : r & ((u64{1} << count) - 1);
@@ -317,15 +335,8 @@ CHUNKED_HD inline Rounded round_value(const W* w, int precision, int min_lsb, in
   i64 d[digits];
   for (int i = 0; i < digits; ++i)
     d[i] = w[digits_word + i];
-  for (int j = 0; j < bins; ++j) { // the bins, as deposit_finite would add them
-    const u64 b = bits_of(bin(w, j));
-    const int e = static_cast<int>((b >> 52) & 0x7ff);
-    const u64 f = b & ((u64{1} << 52) - 1);
-    if (e == 0 && f == 0)
-      continue;
-    add_scaled(d, e == 0 ? f : (f | (u64{1} << 52)), (e == 0 ? 1 : e) - 1075 - base,
-               (b >> 63) != 0);
-  }
+  for (int j = 0; j < bins; ++j) // the bins, as settle() would add them
+    add_to_digits(d, bin(w, j));
   carry(d);
   Rounded r;
   r.negative = d[digits - 1] < 0;

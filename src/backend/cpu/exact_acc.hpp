@@ -79,16 +79,11 @@ void exact_tile_parts(const T* __restrict x, index_t n, ExactLanes& lanes, std::
   const double s0 = c.s[0], s1 = c.s[1], s2 = c.s[2];
   double rest[exact_lanes] = {};
   auto split = [&](double v, int l) {
-    const double q0 = (s0 + v) - s0;
-    double r = v - q0;
-    const double q1 = (s1 + r) - s1;
-    r -= q1;
-    const double q2 = (s2 + r) - s2;
-    r -= q2;
-    lanes.bin[0][l] += q0;
-    lanes.bin[1][l] += q1;
-    lanes.bin[2][l] += q2;
-    rest[l] += std::abs(r);
+    const scalar::exact::Parts p = scalar::exact::split(v, s0, s1, s2);
+    lanes.bin[0][l] += p.q0;
+    lanes.bin[1][l] += p.q1;
+    lanes.bin[2][l] += p.q2;
+    rest[l] += std::abs(p.rest);
   };
   index_t k = 0;
   for (; k + exact_lanes <= n; k += exact_lanes)
@@ -104,10 +99,7 @@ void exact_tile_parts(const T* __restrict x, index_t n, ExactLanes& lanes, std::
   // Some value is more than 44 binades below the anchor: the same splits again, depositing what
   // they leave (rare for data of one scale; exact either way).
   for (k = 0; k < n; ++k) {
-    const double v = static_cast<double>(x[k]);
-    double r = v - ((s0 + v) - s0);
-    r -= (s1 + r) - s1;
-    r -= (s2 + r) - s2;
+    const double r = scalar::exact::split(static_cast<double>(x[k]), s0, s1, s2).rest;
     if (r != 0.0)
       scalar::exact::deposit_finite(w, r);
   }

@@ -76,8 +76,8 @@ void finalize_typed(ReduceOp op, ReduceOp result, bool floating, const PartialWo
     return;
   case Finalize::rounded_mean:
     for (index_t p = 0; p < n; ++p)
-      out[p] = static_cast<T>(scalar::mean_of(exact::to_double(exact_words(s + exact::words * p)),
-                                              count));
+      out[p] = static_cast<T>(
+          scalar::mean_of(exact::to_double(exact_words(s + exact::words * p)), count));
     return;
   case Finalize::value:
     for (index_t p = 0; p < n; ++p)

@@ -121,11 +121,10 @@ const std::string& headers_fingerprint() {
                          "chunked/random/distributions.hpp", "chunked/random/cuda_math.hpp",
                          "chunked/ops/elementwise_table.hpp", "chunked/ops/op_code.hpp",
                          "chunked/ops/reduce_op.hpp", "chunked/ops/scalar.hpp"});
-    add(private_root(),
-        {"backend/common/exact_sum.hpp", "backend/common/partial_ops.hpp",
-         "backend/cuda/kernel/args.hpp", "backend/cuda/kernel/elementwise.hpp",
-         "backend/cuda/kernel/exact_fold.hpp", "backend/cuda/kernel/partials.hpp",
-         "backend/cuda/kernel/program.hpp"});
+    add(private_root(), {"backend/common/exact_sum.hpp", "backend/common/partial_ops.hpp",
+                         "backend/cuda/kernel/args.hpp", "backend/cuda/kernel/elementwise.hpp",
+                         "backend/cuda/kernel/exact_fold.hpp", "backend/cuda/kernel/partials.hpp",
+                         "backend/cuda/kernel/program.hpp"});
 #endif
     return all;
   }();

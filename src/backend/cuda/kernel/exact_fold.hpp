@@ -44,24 +44,8 @@ CHUNKED_KD void atomic_add_word(i64* w, i64 v) {
 
 /// Adds a finite double to the shared digits, as exact::deposit_finite does to an entry's.
 CHUNKED_KD void atomic_deposit(ExactShared& s, double x) {
-  const exact::u64 b = exact::bits_of(x);
-  const int e = static_cast<int>((b >> 52) & 0x7ff);
-  const exact::u64 f = b & ((exact::u64{1} << 52) - 1);
-  if (e == 0 && f == 0)
-    return;
-  const exact::u64 m = e == 0 ? f : (f | (exact::u64{1} << 52));
-  const int p = (e == 0 ? 1 : e) - 1075 - exact::base;
-  const int i = p >> 5, sh = p & 31;
-  const exact::u64 mask = 0xffffffffull;
-  const i64 lo = static_cast<i64>((m << sh) & mask);
-  const i64 mid = static_cast<i64>((m >> (32 - sh)) & mask);
-  const i64 hi = sh == 0 ? 0 : static_cast<i64>(m >> (64 - sh));
-  const bool neg = (b >> 63) != 0;
   i64* d = s.w + 1;
-  atomic_add_word(d + i, neg ? -lo : lo);
-  atomic_add_word(d + i + 1, neg ? -mid : mid);
-  if (hi != 0)
-    atomic_add_word(d + i + 2, neg ? -hi : hi);
+  exact::digit_pieces(x, [d](int i, i64 v) { atomic_add_word(d + i, v); });
 }
 
 /// One thread's window over a shared entry.
@@ -101,17 +85,12 @@ struct ExactFolder {
       s1 = c.s[1];
       s2 = c.s[2];
     }
-    const double q0 = (s0 + x) - s0;
-    double r = x - q0;
-    const double q1 = (s1 + r) - s1;
-    r -= q1;
-    const double q2 = (s2 + r) - s2;
-    r -= q2;
-    b0 += q0;
-    b1 += q1;
-    b2 += q2;
-    if (r != 0.0)
-      atomic_deposit(*shared, r);
+    const exact::Parts p = exact::split(x, s0, s1, s2);
+    b0 += p.q0;
+    b1 += p.q1;
+    b2 += p.q2;
+    if (p.rest != 0.0)
+      atomic_deposit(*shared, p.rest);
     if (++added >= exact::settle_after)
       settle();
   }
