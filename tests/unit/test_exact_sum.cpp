@@ -44,8 +44,18 @@ double sum_by_window(const std::vector<double>& xs) {
 
 double sum_by_lanes(const std::vector<double>& xs) {
   Entry w = empty_entry();
-  chunked::cpu::detail::exact_segment(xs.data(), static_cast<chunked::index_t>(xs.size()),
-                                      w.data());
+  chunked::cpu::exact_segment_lanes(xs.data(), static_cast<chunked::index_t>(xs.size()),
+                                    w.data());
+  return exact::to_double(w.data());
+}
+
+/// The lanes in the widest instruction set of this CPU (the baseline's where it has none wider).
+double sum_by_wide_lanes(const std::vector<double>& xs) {
+  const auto* wide = chunked::cpu::detail::interpreter_kernels();
+  if (wide == nullptr)
+    return sum_by_lanes(xs);
+  Entry w = empty_entry();
+  wide->exact_segment_f64(xs.data(), static_cast<chunked::index_t>(xs.size()), w.data());
   return exact::to_double(w.data());
 }
 
@@ -88,6 +98,7 @@ TEST(ExactSum, EveryPathGroupingAndOrderGivesTheCorrectlyRoundedSum) {
       EXPECT_EQ(bits(sum_by_deposits(xs)), bits(want)) << binades << " " << n;
       EXPECT_EQ(bits(sum_by_window(xs)), bits(want)) << binades << " " << n;
       EXPECT_EQ(bits(sum_by_lanes(xs)), bits(want)) << binades << " " << n;
+      EXPECT_EQ(bits(sum_by_wide_lanes(xs)), bits(want)) << binades << " " << n;
       EXPECT_EQ(bits(sum_by_groups(xs, 7, rng)), bits(want)) << binades << " " << n;
       std::reverse(xs.begin(), xs.end());
       EXPECT_EQ(bits(sum_by_lanes(xs)), bits(want)) << binades << " " << n << " reversed";

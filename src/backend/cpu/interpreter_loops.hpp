@@ -24,6 +24,7 @@
 
 #if defined(__AVX2__)
 
+#include "backend/cpu/exact_lanes.hpp"
 #include "backend/cpu/instr_loops.hpp"
 
 #include <array>
@@ -513,7 +514,9 @@ const InterpreterKernels table{
     {&extreme<false>, &extreme<true>},
     {&gather_reversed, &gather_every_other},
     &stream_copy,
-    &instr_loop};
+    &instr_loop,
+    &exact_segment_lanes<double>,
+    &exact_segment_lanes<float>};
 
 } // namespace
 

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 
 namespace chunked::cpu::detail {
@@ -76,6 +77,9 @@ struct InterpreterKernels {
   /// The loop of any instruction (instr_loops.hpp, compiled for this instruction set): `op` on
   /// operands of dtype `operand` giving `result`; null where the op does not take the dtype.
   Binary (*instr)(plan::OpCode op, DType operand, DType result);
+  /// exact_segment_lanes (exact_lanes.hpp) of float64 and float32 values into the exact entry w.
+  void (*exact_segment_f64)(const double* x, index_t n, std::int64_t* w);
+  void (*exact_segment_f32)(const float* x, index_t n, std::int64_t* w);
 };
 
 /// The `scalars` part of a binary loop's entry: bit k set when args[k] is a constant, which the
