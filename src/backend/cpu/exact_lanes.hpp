@@ -4,6 +4,7 @@
 #pragma once
 
 #include "backend/common/exact_sum.hpp"
+#include "backend/cpu/interpreter_simd.hpp"
 #include <chunked/core/types.hpp>
 
 #include <algorithm>
@@ -161,6 +162,37 @@ void exact_tile_parts(const T* __restrict x, index_t n, ExactLanes& lanes, std::
     if (r != 0.0)
       scalar::exact::deposit_finite(w, r);
   }
+}
+
+/// Folds x[k] into column k for k < len, for the values its window takes (finite, below its
+/// limit); returns whether some value was left out, or left a part below the window, for the
+/// caller to fold one by one. Branch-free, so the loop vectorises.
+template <class T>
+bool exact_columns_fold(const T* __restrict x, index_t len, detail::ExactColumns c) {
+  const double* __restrict limit = c.limit;
+  const double* __restrict s0 = c.s0;
+  const double* __restrict s1 = c.s1;
+  const double* __restrict s2 = c.s2;
+  double* __restrict b0 = c.b0;
+  double* __restrict b1 = c.b1;
+  double* __restrict b2 = c.b2;
+  std::int64_t* __restrict flags = c.flags;
+  constexpr auto negative_zero = static_cast<std::int64_t>(0x8000000000000000ull);
+  std::int64_t missed = 0;
+  for (index_t k = 0; k < len; ++k) {
+    const double v = static_cast<double>(x[k]);
+    const bool ok = std::abs(v) < limit[k]; // false for a NaN
+    const double u = ok ? v : 0.0;
+    const scalar::exact::Parts p = scalar::exact::split(u, s0[k], s1[k], s2[k]);
+    b0[k] += p.q0;
+    b1[k] += p.q1;
+    b2[k] += p.q2;
+    // Any element sets flag_any; one other than -0.0 flag_not_negative_zero too.
+    flags[k] |= scalar::exact::flag_any |
+                (static_cast<std::int64_t>(std::bit_cast<std::int64_t>(v) != negative_zero) << 1);
+    missed |= static_cast<std::int64_t>(!ok) | static_cast<std::int64_t>(p.rest != 0.0);
+  }
+  return missed != 0;
 }
 
 /// Adds x[0 .. n) to the exact entry w.

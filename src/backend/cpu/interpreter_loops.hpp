@@ -516,7 +516,9 @@ const InterpreterKernels table{
     &stream_copy,
     &instr_loop,
     &exact_segment_lanes<double>,
-    &exact_segment_lanes<float>};
+    &exact_segment_lanes<float>,
+    &exact_columns_fold<double>,
+    &exact_columns_fold<float>};
 
 } // namespace
 

@@ -17,6 +17,20 @@ namespace chunked::cpu::detail {
 /// IEEE operations of its baseline counterpart (instr_loops.hpp, tile_reduce.hpp) in the same
 /// order (no contraction into fma), so results are the same bits; only which NaN two meeting
 /// NaNs give may differ, as operand order allows.
+/// Columns of windows over exact entries (strategies/exact_columns.hpp): per column its
+/// window's limit 2^A, its splitters, its three bins and its flags, from the first column a run
+/// folds into.
+struct ExactColumns {
+  const double* limit;
+  const double* s0;
+  const double* s1;
+  const double* s2;
+  double* b0;
+  double* b1;
+  double* b2;
+  std::int64_t* flags;
+};
+
 struct InterpreterKernels {
   using Binary = void (*)(const void* const* args, void* out, index_t n);
   /// r[j] = a[j] op b[j] for add, sub, mul, div, float64 then float32: entry op * 4 + scalars
@@ -80,6 +94,9 @@ struct InterpreterKernels {
   /// exact_segment_lanes (exact_lanes.hpp) of float64 and float32 values into the exact entry w.
   void (*exact_segment_f64)(const double* x, index_t n, std::int64_t* w);
   void (*exact_segment_f32)(const float* x, index_t n, std::int64_t* w);
+  /// exact_columns_fold (exact_lanes.hpp) of float64 and float32 values.
+  bool (*exact_columns_f64)(const double* x, index_t n, ExactColumns c);
+  bool (*exact_columns_f32)(const float* x, index_t n, ExactColumns c);
 };
 
 /// The `scalars` part of a binary loop's entry: bit k set when args[k] is a constant, which the

@@ -87,7 +87,8 @@ bool compute(const TileProgram& tp, BlockBinding& b, const TileRuns& runs, index
 
 /// Accumulates a tile's values into the partial entries.
 void reduce(const TileProgram& tp, BlockBinding& b, const TileRuns& runs, index_t n,
-            const void* values, strategy::MomentColumnsRun* moments) {
+            const void* values, strategy::MomentColumnsRun* moments,
+            strategy::ExactColumnsRun* exact) {
   if (b.index) {
     runs.each(b.index_map, [&](index_t j, index_t offset, index_t step, index_t len) {
       for (index_t k = 0; k < len; ++k)
@@ -96,6 +97,8 @@ void reduce(const TileProgram& tp, BlockBinding& b, const TileRuns& runs, index_
   }
   if (moments)
     moments->fold_tile(runs, b.sink_map, values);
+  else if (exact)
+    exact->fold_tile(tp, runs, b.sink_map, values);
   else if (tp.has(sum_rows))
     strategy::sum_tile(tp, b, runs, values);
   else
@@ -171,6 +174,12 @@ void run(const TileProgram& tp, const plan::BlockProgram& p, std::span<const voi
     moment_run.begin(tp, b);
     moments = &moment_run;
   }
+  thread_local strategy::ExactColumnsRun exact_run;
+  strategy::ExactColumnsRun* exact = nullptr;
+  if (tp.has(exact_columns)) {
+    exact_run.begin(tp, b);
+    exact = &exact_run;
+  }
   const index_t first = tp.has(row_block_fold) ? strategy::fold_row_blocks(tp, b, moments) : 0;
   for (index_t t0 = first; t0 < tp.size; t0 += tp.tile) {
     const index_t n = std::min(tp.tile, tp.size - t0);
@@ -180,7 +189,7 @@ void run(const TileProgram& tp, const plan::BlockProgram& p, std::span<const voi
       continue;
     const void* values = b.where[static_cast<std::size_t>(tp.result)];
     if (tp.reduce)
-      reduce(tp, b, runs, n, values, moments);
+      reduce(tp, b, runs, n, values, moments, exact);
     else if (tp.has(stream_store))
       strategy::stream_tile(tp, b, runs, values);
     else
@@ -188,6 +197,8 @@ void run(const TileProgram& tp, const plan::BlockProgram& p, std::span<const voi
   }
   if (moments)
     moments->finish();
+  if (exact)
+    exact->finish();
 }
 
 } // namespace chunked::cpu

@@ -30,6 +30,7 @@ enum Strategy : unsigned {
   sum_rows = 1u << 3,       ///< kept-axis float64 sums and means folded row by row
   moment_columns = 1u << 4, ///< kept-axis var/std folded into columns of states
   row_block_fold = 1u << 5, ///< rows folded rows_at_once at a time, states in registers
+  exact_columns = 1u << 6,  ///< kept-axis exact sums folded through columns of windows
 };
 
 /// A leaf filled in every tile.
@@ -101,6 +102,8 @@ struct TileProgram {
   /// moment_columns: the first entry (relative to the sink map's base) and how many entries.
   index_t moment_lo = 0, moment_span = 0;
   MomentRow moment_row = nullptr;
+  /// exact_columns: the first entry (relative to the sink map's base) and how many entries.
+  index_t exact_lo = 0, exact_span = 0;
   /// sum_rows: the row loop, and the add/sub/mul/div folded into it with its operands.
   void (*sum_row)(const double*, index_t, double*) = nullptr;
   detail::InterpreterKernels::SumBinaryRow sum_binary_row = nullptr;

@@ -13,6 +13,7 @@ void choose(const plan::BlockProgram& p, TileProgram& tp) {
     return;
   }
   choose_moment_columns(p, tp);
+  choose_exact_columns(p, tp);
   choose_sum_rows(p, tp);
   choose_row_block_fold(p, tp);
 }

@@ -5,6 +5,7 @@
 
 #include "backend/cpu/strategies/copy_runs.hpp"
 #include "backend/cpu/strategies/direct_store.hpp"
+#include "backend/cpu/strategies/exact_columns.hpp"
 #include "backend/cpu/strategies/moment_columns.hpp"
 #include "backend/cpu/strategies/row_block_fold.hpp"
 #include "backend/cpu/strategies/stream_store.hpp"

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+// Strategy exact_columns (see exact_columns.hpp).
+#include "backend/cpu/strategies/exact_columns.hpp"
+
+#include "backend/common/exact_sum.hpp"
+#include "backend/cpu/exact_lanes.hpp"
+
+#include <cmath>
+#include <type_traits>
+
+namespace chunked::cpu::strategy {
+
+namespace exact = scalar::exact;
+
+bool choose_exact_columns(const plan::BlockProgram& p, TileProgram& tp) {
+  const Geometry& g = tp.geometry;
+  if (!tp.reduce || tp.all_reduced || tp.sink_map.coef[g.ndim - 1] != 1 ||
+      (p.sink.op != plan::ReduceOp::exact_sum && p.sink.op != plan::ReduceOp::exact_mean) ||
+      !is_floating(tp.result_dtype))
+    return false;
+  index_t lo = 0, hi = 0;
+  for (int k = 0; k < g.ndim; ++k) {
+    const index_t reach = tp.sink_map.coef[k] * (g.extent[k] - 1);
+    (reach < 0 ? lo : hi) += reach;
+  }
+  // Entries far apart would make the columns larger than the work: fold in place then.
+  if (hi - lo + 1 > tp.size)
+    return false;
+  tp.exact_lo = lo;
+  tp.exact_span = hi - lo + 1;
+  tp.strategies |= exact_columns;
+  return true;
+}
+
+void ExactColumnsRun::begin(const TileProgram& tp, const BlockBinding& b) {
+  span_ = tp.exact_span;
+  lo_ = b.sink_map.base + tp.exact_lo;
+  entries_ = b.partials + lo_ * exact::words;
+  const auto n = static_cast<std::size_t>(span_);
+  // An empty window: no value is below its limit, and its splitters leave a zero a zero.
+  limit_.assign(n, 0.0);
+  for (auto* s : {&s0_, &s1_, &s2_})
+    s->assign(n, 1.5);
+  for (auto* bins : {&b0_, &b1_, &b2_})
+    bins->assign(n, 0.0);
+  flags_.assign(n, 0);
+  rows_ = 0;
+}
+
+void ExactColumnsRun::settle(index_t c) {
+  std::int64_t* e = &entries_[c * exact::words].i;
+  const auto k = static_cast<std::size_t>(c);
+  for (double* b : {&b0_[k], &b1_[k], &b2_[k]}) {
+    exact::deposit_finite(e, *b);
+    *b = 0.0;
+  }
+}
+
+void ExactColumnsRun::fold_one(index_t c, double v) {
+  std::int64_t* e = &entries_[c * exact::words].i;
+  const auto k = static_cast<std::size_t>(c);
+  flags_[k] |= exact::flags_of(v);
+  if (!exact::is_finite(v) || v == 0.0)
+    return;
+  if (!(std::abs(v) < limit_[k])) {
+    const int anchor = exact::anchor_for(v) + 4;
+    if (anchor < exact::min_anchor || anchor > exact::max_anchor) {
+      exact::deposit_finite(e, v);
+      return;
+    }
+    settle(c);
+    const exact::Splitters s = exact::splitters(anchor);
+    limit_[k] = exact::pow2(anchor);
+    s0_[k] = s.s[0];
+    s1_[k] = s.s[1];
+    s2_[k] = s.s[2];
+  }
+  const exact::Parts p = exact::split(v, s0_[k], s1_[k], s2_[k]);
+  b0_[k] += p.q0;
+  b1_[k] += p.q1;
+  b2_[k] += p.q2;
+  if (p.rest != 0.0)
+    exact::deposit_finite(e, p.rest);
+}
+
+template <class T>
+void ExactColumnsRun::fold_run(const T* x, index_t len, index_t at,
+                               const detail::InterpreterKernels* wide) {
+  const auto o = static_cast<std::size_t>(at);
+  const detail::ExactColumns c{limit_.data() + o, s0_.data() + o, s1_.data() + o,
+                               s2_.data() + o,    b0_.data() + o, b1_.data() + o,
+                               b2_.data() + o,    flags_.data() + o};
+  bool missed = false;
+  if constexpr (std::is_same_v<T, double>)
+    missed = wide ? wide->exact_columns_f64(x, len, c) : exact_columns_fold(x, len, c);
+  else
+    missed = wide ? wide->exact_columns_f32(x, len, c) : exact_columns_fold(x, len, c);
+  if (!missed)
+    return;
+  for (index_t k = 0; k < len; ++k) {
+    const double v = static_cast<double>(x[k]);
+    const auto i = o + static_cast<std::size_t>(k);
+    if (!(std::abs(v) < limit_[i]))
+      fold_one(at + k, v); // the limit may rise here: later values of its column see the new one
+    else if (const double r = exact::split(v, s0_[i], s1_[i], s2_[i]).rest; r != 0.0)
+      exact::deposit_finite(&entries_[(at + k) * exact::words].i, r);
+  }
+}
+
+void ExactColumnsRun::fold_tile(const TileProgram& tp, const TileRuns& runs,
+                                const plan::AffineMap& sink_map, const void* values) {
+  runs.each(sink_map, [&](index_t j, index_t offset, index_t step, index_t len) {
+    if (step == 1) {
+      // A run adds at most one value to each column: after settle_after runs, every bin may be
+      // full.
+      if (++rows_ >= exact::settle_after) {
+        for (index_t c = 0; c < span_; ++c)
+          settle(c);
+        rows_ = 0;
+      }
+      if (tp.result_dtype == DType::float64)
+        fold_run(static_cast<const double*>(values) + j, len, offset - lo_, tp.wide);
+      else
+        fold_run(static_cast<const float*>(values) + j, len, offset - lo_, tp.wide);
+      return;
+    }
+    // Not along the row (a run folding into one entry, or a strided one): the entries' own path.
+    for (index_t k = 0; k < len; ++k) {
+      const double v = tp.result_dtype == DType::float64
+                           ? static_cast<const double*>(values)[j + k]
+                           : static_cast<const float*>(values)[j + k];
+      exact::add(&entries_[(offset - lo_ + k * step) * exact::words].i, v);
+    }
+  });
+}
+
+void ExactColumnsRun::finish() {
+  for (index_t c = 0; c < span_; ++c) {
+    settle(c);
+    entries_[c * exact::words].i |= flags_[static_cast<std::size_t>(c)];
+  }
+}
+
+} // namespace chunked::cpu::strategy

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// Strategy exact_columns: exact sums (ComputeOptions::exact_sums) folding rows into consecutive
+// entries keep a window per entry the block touches as columns while it runs, and move the
+// windows into the entries at the end.
+#pragma once
+
+#include "backend/cpu/block_binding.hpp"
+#include "backend/cpu/tile_program.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace chunked::cpu::strategy {
+
+/// Whether `tp`, a reduction, takes exact_columns (sets its fields when it does).
+bool choose_exact_columns(const plan::BlockProgram& p, TileProgram& tp);
+
+/// The columns of one block's run. Each column is the window of backend/common/exact_sum.hpp
+/// (an anchor, its splitters, three bins) over one entry, held in arrays so that a row's values
+/// fold into their columns in one vectorised loop: a value takes its column's window when it is
+/// finite and below the anchor's bound, which holds for all but a few values of a row; the
+/// others (a first value, a larger one, an infinity or a NaN) and the parts a window leaves
+/// (values far below the anchor) go to the entries one by one. Every path adds exactly, so the
+/// entries end with the same sums whatever went where.
+class ExactColumnsRun {
+public:
+  /// Empty windows over the block's entries.
+  void begin(const TileProgram& tp, const BlockBinding& b);
+  /// Folds one tile's values into the columns (runs along the rows) or the entries (others).
+  void fold_tile(const TileProgram& tp, const TileRuns& runs, const plan::AffineMap& sink_map,
+                 const void* values);
+  /// Moves the windows into the entries.
+  void finish();
+
+private:
+  template <class T>
+  void fold_run(const T* x, index_t len, index_t at, const detail::InterpreterKernels* wide);
+  /// Value v of column c, which its window cannot take as it is.
+  void fold_one(index_t c, double v);
+  /// Moves column c's bins into its entry.
+  void settle(index_t c);
+
+  std::vector<double> limit_, s0_, s1_, s2_, b0_, b1_, b2_;
+  std::vector<std::int64_t> flags_;
+  plan::PartialWord* entries_ = nullptr;
+  index_t lo_ = 0, span_ = 0;
+  std::int64_t rows_ = 0; ///< values per column at most since the bins were settled
+};
+
+} // namespace chunked::cpu::strategy
