@@ -161,6 +161,19 @@ TEST_F(ExactSums, NaNInfinitiesOverflowAndSignedZerosAsNumPy) {
     EXPECT_FALSE(std::signbit(sum({-0.0, 0.0, -0.0}, chunk)));
     EXPECT_FALSE(std::signbit(sum({-1.0, 1.0, -0.0}, chunk)));
   }
+  // The same along an axis, where each column takes its values through its own window.
+  const Dense<double> cols({3, 5}, {-0.0, -0.0, 1.0, inf, 1e300,  //
+                                    -0.0, 0.0, nan, 2.0, -1e300, //
+                                    -0.0, -0.0, 3.0, -inf, 1e-300});
+  for (const auto& chunks : {Chunks{3, 5}, Chunks{1, 2}, Chunks{2, 3}}) {
+    SCOPED_TRACE(label(chunks));
+    const auto s = make_array<Backend>(cols, chunks).sum(Axes{0}).compute(exact_options());
+    EXPECT_TRUE(std::signbit(s.data()[0]) && s.data()[0] == 0.0);
+    EXPECT_TRUE(!std::signbit(s.data()[1]) && s.data()[1] == 0.0);
+    EXPECT_TRUE(std::isnan(s.data()[2]));
+    EXPECT_TRUE(std::isnan(s.data()[3]));
+    EXPECT_EQ(s.data()[4], 1e-300);
+  }
   // Empty: a sum is +0, a mean and a variance NaN.
   const Dense<double> none({0, 3}, {});
   const auto x = make_array<Backend>(none, Chunks{2, 2});

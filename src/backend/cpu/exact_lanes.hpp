@@ -166,33 +166,57 @@ void exact_tile_parts(const T* __restrict x, index_t n, ExactLanes& lanes, std::
 
 /// Folds x[k] into column k for k < len, for the values its window takes (finite, below its
 /// limit); returns whether some value was left out, or left a part below the window, for the
-/// caller to fold one by one. Branch-free, so the loop vectorises.
+/// caller to fold one by one. Vector code at the build's register width, no branch.
 template <class T>
 bool exact_columns_fold(const T* __restrict x, index_t len, detail::ExactColumns c) {
-  const double* __restrict limit = c.limit;
-  const double* __restrict s0 = c.s0;
-  const double* __restrict s1 = c.s1;
-  const double* __restrict s2 = c.s2;
-  double* __restrict b0 = c.b0;
-  double* __restrict b1 = c.b1;
-  double* __restrict b2 = c.b2;
-  std::int64_t* __restrict flags = c.flags;
-  constexpr auto negative_zero = static_cast<std::int64_t>(0x8000000000000000ull);
-  std::int64_t missed = 0;
-  for (index_t k = 0; k < len; ++k) {
-    const double v = static_cast<double>(x[k]);
-    const bool ok = std::abs(v) < limit[k]; // false for a NaN
-    const double u = ok ? v : 0.0;
-    const scalar::exact::Parts p = scalar::exact::split(u, s0[k], s1[k], s2[k]);
-    b0[k] += p.q0;
-    b1[k] += p.q1;
-    b2[k] += p.q2;
+  constexpr long long magnitude = 0x7fffffffffffffffll, negative_zero = -0x7fffffffffffffffll - 1;
+  auto load = [](const auto* p) {
+    using V = std::conditional_t<std::is_same_v<std::remove_cv_t<std::remove_pointer_t<decltype(p)>>,
+                                                 double>,
+                                 Lanes, LaneMask>;
+    V v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  };
+  auto store = [](auto* p, const auto& v) { std::memcpy(p, &v, sizeof v); };
+  LaneMask missed = {};
+  index_t k = 0;
+  for (; k + lane_width <= len; k += lane_width) {
+    const Lanes v = load_lanes(x + k);
+    const LaneMask ok = std::bit_cast<Lanes>(std::bit_cast<LaneMask>(v) & magnitude) <
+                        load(c.limit + k); // false for a NaN
+    const Lanes u = std::bit_cast<Lanes>(std::bit_cast<LaneMask>(v) & ok);
+    const Lanes s0 = load(c.s0 + k), s1 = load(c.s1 + k), s2 = load(c.s2 + k);
+    const Lanes q0 = (s0 + u) - s0;
+    Lanes r = u - q0;
+    const Lanes q1 = (s1 + r) - s1;
+    r -= q1;
+    const Lanes q2 = (s2 + r) - s2;
+    r -= q2;
+    store(c.b0 + k, load(c.b0 + k) + q0);
+    store(c.b1 + k, load(c.b1 + k) + q1);
+    store(c.b2 + k, load(c.b2 + k) + q2);
     // Any element sets flag_any; one other than -0.0 flag_not_negative_zero too.
-    flags[k] |= scalar::exact::flag_any |
-                (static_cast<std::int64_t>(std::bit_cast<std::int64_t>(v) != negative_zero) << 1);
-    missed |= static_cast<std::int64_t>(!ok) | static_cast<std::int64_t>(p.rest != 0.0);
+    store(c.flags + k, load(c.flags + k) | scalar::exact::flag_any |
+                           ((std::bit_cast<LaneMask>(v) != negative_zero) & 2));
+    missed |= ~ok | (r != 0.0);
   }
-  return missed != 0;
+  bool any = false;
+  for (int l = 0; l < lane_width; ++l)
+    any = any || missed[l] != 0;
+  for (; k < len; ++k) { // the tail, one column at a time
+    const double v = static_cast<double>(x[k]);
+    const bool ok = std::abs(v) < c.limit[k];
+    const scalar::exact::Parts p = scalar::exact::split(ok ? v : 0.0, c.s0[k], c.s1[k], c.s2[k]);
+    c.b0[k] += p.q0;
+    c.b1[k] += p.q1;
+    c.b2[k] += p.q2;
+    c.flags[k] |= scalar::exact::flag_any |
+                  (std::bit_cast<long long>(v) != negative_zero ? scalar::exact::flag_not_negative_zero
+                                                                 : 0);
+    any = any || !ok || p.rest != 0.0;
+  }
+  return any;
 }
 
 /// Adds x[0 .. n) to the exact entry w.
