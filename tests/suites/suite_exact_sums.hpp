@@ -162,7 +162,7 @@ TEST_F(ExactSums, NaNInfinitiesOverflowAndSignedZerosAsNumPy) {
     EXPECT_FALSE(std::signbit(sum({-1.0, 1.0, -0.0}, chunk)));
   }
   // The same along an axis, where each column takes its values through its own window.
-  const Dense<double> cols({3, 5}, {-0.0, -0.0, 1.0, inf, 1e300,  //
+  const Dense<double> cols({3, 5}, {-0.0, -0.0, 1.0, inf, 1e300, //
                                     -0.0, 0.0, nan, 2.0, -1e300, //
                                     -0.0, -0.0, 3.0, -inf, 1e-300});
   for (const auto& chunks : {Chunks{3, 5}, Chunks{1, 2}, Chunks{2, 3}}) {

@@ -44,8 +44,7 @@ double sum_by_window(const std::vector<double>& xs) {
 
 double sum_by_lanes(const std::vector<double>& xs) {
   Entry w = empty_entry();
-  chunked::cpu::exact_segment_lanes(xs.data(), static_cast<chunked::index_t>(xs.size()),
-                                    w.data());
+  chunked::cpu::exact_segment_lanes(xs.data(), static_cast<chunked::index_t>(xs.size()), w.data());
   return exact::to_double(w.data());
 }
 

@@ -171,9 +171,9 @@ template <class T>
 bool exact_columns_fold(const T* __restrict x, index_t len, detail::ExactColumns c) {
   constexpr long long magnitude = 0x7fffffffffffffffll, negative_zero = -0x7fffffffffffffffll - 1;
   auto load = [](const auto* p) {
-    using V = std::conditional_t<std::is_same_v<std::remove_cv_t<std::remove_pointer_t<decltype(p)>>,
-                                                 double>,
-                                 Lanes, LaneMask>;
+    using V = std::conditional_t<
+        std::is_same_v<std::remove_cv_t<std::remove_pointer_t<decltype(p)>>, double>, Lanes,
+        LaneMask>;
     V v;
     std::memcpy(&v, p, sizeof v);
     return v;
@@ -211,9 +211,9 @@ bool exact_columns_fold(const T* __restrict x, index_t len, detail::ExactColumns
     c.b0[k] += p.q0;
     c.b1[k] += p.q1;
     c.b2[k] += p.q2;
-    c.flags[k] |= scalar::exact::flag_any |
-                  (std::bit_cast<long long>(v) != negative_zero ? scalar::exact::flag_not_negative_zero
-                                                                 : 0);
+    c.flags[k] |=
+        scalar::exact::flag_any |
+        (std::bit_cast<long long>(v) != negative_zero ? scalar::exact::flag_not_negative_zero : 0);
     any = any || !ok || p.rest != 0.0;
   }
   return any;

@@ -87,8 +87,8 @@ template <class T>
 void ExactColumnsRun::fold_run(const T* x, index_t len, index_t at,
                                const detail::InterpreterKernels* wide) {
   const auto o = static_cast<std::size_t>(at);
-  const detail::ExactColumns c{limit_.data() + o, s0_.data() + o, s1_.data() + o,
-                               s2_.data() + o,    b0_.data() + o, b1_.data() + o,
+  const detail::ExactColumns c{limit_.data() + o, s0_.data() + o,   s1_.data() + o,
+                               s2_.data() + o,    b0_.data() + o,   b1_.data() + o,
                                b2_.data() + o,    flags_.data() + o};
   bool missed = false;
   if constexpr (std::is_same_v<T, double>)
@@ -126,9 +126,8 @@ void ExactColumnsRun::fold_tile(const TileProgram& tp, const TileRuns& runs,
     }
     // Not along the row (a run folding into one entry, or a strided one): the entries' own path.
     for (index_t k = 0; k < len; ++k) {
-      const double v = tp.result_dtype == DType::float64
-                           ? static_cast<const double*>(values)[j + k]
-                           : static_cast<const float*>(values)[j + k];
+      const double v = tp.result_dtype == DType::float64 ? static_cast<const double*>(values)[j + k]
+                                                         : static_cast<const float*>(values)[j + k];
       exact::add(&entries_[(offset - lo_ + k * step) * exact::words].i, v);
     }
   });
