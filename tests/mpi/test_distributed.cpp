@@ -74,6 +74,21 @@ TEST(Distributed, ElementwiseSlicesAndReductions) {
             (x + 1.0)(slice(none, none, 2), slice(none, none, 2)).sum().item(alone()));
 }
 
+// ComputeOptions::exact_sums: the same bits over the ranks, in one process, and on another
+// chunking.
+TEST(Distributed, ExactSumsAreTheSameOnEveryRankCountAndChunking) {
+  ComputeOptions ranks = over_ranks(), one = alone();
+  ranks.exact_sums = one.exact_sums = true;
+  const auto y = x.rechunk(Chunks{4, 9});
+  EXPECT_TRUE(bitwise(x.sum(Axes{0}).compute(ranks), x.sum(Axes{0}).compute(one)));
+  EXPECT_TRUE(bitwise(x.sum(Axes{0}).compute(ranks), y.sum(Axes{0}).compute(one)));
+  EXPECT_TRUE(bitwise(x.std(Axes{1}).compute(ranks), y.std(Axes{1}).compute(one)));
+  EXPECT_TRUE(bitwise(x.mean(Axes{1}).compute(ranks), y.mean(Axes{1}).compute(ranks)));
+  const double whole = x.sum().item(ranks);
+  EXPECT_EQ(whole, y.sum().item(one));
+  EXPECT_EQ(whole, x.sum().item(one));
+}
+
 TEST(Distributed, ScansShapesAndUserCode) {
   expect_same(cumsum(x, 0));
   expect_same(cumsum(x, 1));
