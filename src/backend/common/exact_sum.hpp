@@ -121,16 +121,15 @@ CHUNKED_HD CHUNKED_FORCEINLINE Splitters splitters(int anchor) {
 }
 
 /// The window's three parts of x (|x| < 2^A for the splitters' anchor A), each rounded without
-/// error, and what they leave (nonzero only for bits below the third part's unit).
-struct Parts {
-  double q0, q1, q2, rest;
-};
-CHUNKED_HD CHUNKED_FORCEINLINE Parts split(double x, double s0, double s1, double s2) {
-  const double q0 = (s0 + x) - s0;
-  double r = x - q0;
-  const double q1 = (s1 + r) - s1;
+/// error, and what they leave (nonzero only for bits below the third part's unit). V is double,
+/// or a vector of doubles (GCC's vector extensions: the CPU's lanes), lane by lane.
+template <class V> struct Parts { V q0, q1, q2, rest; };
+template <class V> CHUNKED_HD CHUNKED_FORCEINLINE Parts<V> split(V x, V s0, V s1, V s2) {
+  const V q0 = (s0 + x) - s0;
+  V r = x - q0;
+  const V q1 = (s1 + r) - s1;
   r -= q1;
-  const double q2 = (s2 + r) - s2;
+  const V q2 = (s2 + r) - s2;
   r -= q2;
   return {q0, q1, q2, r};
 }
@@ -256,7 +255,7 @@ template <class W> CHUNKED_HD inline void add(W* w, double x) {
     w[anchor_word] = a;
   }
   const Splitters c = splitters(static_cast<int>(w[anchor_word]));
-  const Parts p = split(x, c.s[0], c.s[1], c.s[2]);
+  const Parts<double> p = split(x, c.s[0], c.s[1], c.s[2]);
   set_bin(w, 0, bin(w, 0) + p.q0);
   set_bin(w, 1, bin(w, 1) + p.q1);
   set_bin(w, 2, bin(w, 2) + p.q2);

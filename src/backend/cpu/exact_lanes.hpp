@@ -115,6 +115,7 @@ template <class T>
 void exact_tile_parts(const T* __restrict x, index_t n, ExactLanes& lanes, std::int64_t* w) {
   const scalar::exact::Splitters c = scalar::exact::splitters(lanes.anchor);
   const double s0 = c.s[0], s1 = c.s[1], s2 = c.s[2];
+  const Lanes s0v = Lanes{} + s0, s1v = Lanes{} + s1, s2v = Lanes{} + s2;
   Lanes b0[lane_vectors], b1[lane_vectors], b2[lane_vectors];
   LaneMask rest[lane_vectors] = {};
   for (int v = 0; v < lane_vectors; ++v) {
@@ -125,17 +126,12 @@ void exact_tile_parts(const T* __restrict x, index_t n, ExactLanes& lanes, std::
   index_t k = 0;
   for (; k + exact_lanes <= n; k += exact_lanes)
     for (int v = 0; v < lane_vectors; ++v) {
-      const Lanes x0 = load_lanes(x + k + v * lane_width);
-      const Lanes q0 = (s0 + x0) - s0;
-      Lanes r = x0 - q0;
-      const Lanes q1 = (s1 + r) - s1;
-      r -= q1;
-      const Lanes q2 = (s2 + r) - s2;
-      r -= q2;
-      b0[v] += q0;
-      b1[v] += q1;
-      b2[v] += q2;
-      rest[v] |= r != 0.0;
+      const scalar::exact::Parts<Lanes> p =
+          scalar::exact::split(load_lanes(x + k + v * lane_width), s0v, s1v, s2v);
+      b0[v] += p.q0;
+      b1[v] += p.q1;
+      b2[v] += p.q2;
+      rest[v] |= p.rest != 0.0;
     }
   bool any = false;
   for (int v = 0; v < lane_vectors; ++v) {
@@ -146,7 +142,8 @@ void exact_tile_parts(const T* __restrict x, index_t n, ExactLanes& lanes, std::
       any = any || rest[v][l] != 0;
   }
   for (; k < n; ++k) { // the tail, lane by lane
-    const scalar::exact::Parts p = scalar::exact::split(static_cast<double>(x[k]), s0, s1, s2);
+    const scalar::exact::Parts<double> p =
+        scalar::exact::split(static_cast<double>(x[k]), s0, s1, s2);
     const auto l = static_cast<int>(k % exact_lanes);
     lanes.bin[0][l / lane_width][l % lane_width] += p.q0;
     lanes.bin[1][l / lane_width][l % lane_width] += p.q1;
@@ -186,20 +183,15 @@ bool exact_columns_fold(const T* __restrict x, index_t len, detail::ExactColumns
     const LaneMask ok = std::bit_cast<Lanes>(std::bit_cast<LaneMask>(v) & magnitude) <
                         load(c.limit + k); // false for a NaN
     const Lanes u = std::bit_cast<Lanes>(std::bit_cast<LaneMask>(v) & ok);
-    const Lanes s0 = load(c.s0 + k), s1 = load(c.s1 + k), s2 = load(c.s2 + k);
-    const Lanes q0 = (s0 + u) - s0;
-    Lanes r = u - q0;
-    const Lanes q1 = (s1 + r) - s1;
-    r -= q1;
-    const Lanes q2 = (s2 + r) - s2;
-    r -= q2;
-    store(c.b0 + k, load(c.b0 + k) + q0);
-    store(c.b1 + k, load(c.b1 + k) + q1);
-    store(c.b2 + k, load(c.b2 + k) + q2);
+    const scalar::exact::Parts<Lanes> p =
+        scalar::exact::split(u, load(c.s0 + k), load(c.s1 + k), load(c.s2 + k));
+    store(c.b0 + k, load(c.b0 + k) + p.q0);
+    store(c.b1 + k, load(c.b1 + k) + p.q1);
+    store(c.b2 + k, load(c.b2 + k) + p.q2);
     // Any element sets flag_any; one other than -0.0 flag_not_negative_zero too.
     store(c.flags + k, load(c.flags + k) | scalar::exact::flag_any |
                            ((std::bit_cast<LaneMask>(v) != negative_zero) & 2));
-    missed |= ~ok | (r != 0.0);
+    missed |= ~ok | (p.rest != 0.0);
   }
   bool any = false;
   for (int l = 0; l < lane_width; ++l)
@@ -207,7 +199,8 @@ bool exact_columns_fold(const T* __restrict x, index_t len, detail::ExactColumns
   for (; k < len; ++k) { // the tail, one column at a time
     const double v = static_cast<double>(x[k]);
     const bool ok = std::abs(v) < c.limit[k];
-    const scalar::exact::Parts p = scalar::exact::split(ok ? v : 0.0, c.s0[k], c.s1[k], c.s2[k]);
+    const scalar::exact::Parts<double> p =
+        scalar::exact::split(ok ? v : 0.0, c.s0[k], c.s1[k], c.s2[k]);
     c.b0[k] += p.q0;
     c.b1[k] += p.q1;
     c.b2[k] += p.q2;

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace chunked::cpu {
@@ -114,6 +115,17 @@ struct TileProgram {
 
   bool has(Strategy s) const { return (strategies & s) != 0; }
 };
+
+/// The partial entries a block's sink reaches, relative to the sink map's base: the first and
+/// how many (the strategies that hold them as columns use it).
+inline std::pair<index_t, index_t> sink_entry_range(const TileProgram& tp) {
+  index_t lo = 0, hi = 0;
+  for (int k = 0; k < tp.geometry.ndim; ++k) {
+    const index_t reach = tp.sink_map.coef[k] * (tp.geometry.extent[k] - 1);
+    (reach < 0 ? lo : hi) += reach;
+  }
+  return {lo, hi - lo + 1};
+}
 
 /// What compile() may choose; tests compile the general tile loop alone to compare against.
 struct CompileOptions {

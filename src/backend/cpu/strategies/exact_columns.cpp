@@ -18,16 +18,13 @@ bool choose_exact_columns(const plan::BlockProgram& p, TileProgram& tp) {
       (p.sink.op != plan::ReduceOp::exact_sum && p.sink.op != plan::ReduceOp::exact_mean) ||
       !is_floating(tp.result_dtype))
     return false;
-  index_t lo = 0, hi = 0;
-  for (int k = 0; k < g.ndim; ++k) {
-    const index_t reach = tp.sink_map.coef[k] * (g.extent[k] - 1);
-    (reach < 0 ? lo : hi) += reach;
-  }
-  // Entries far apart would make the columns larger than the work: fold in place then.
-  if (hi - lo + 1 > tp.size)
+  // The entries' range relative to the sink map's base, which each block gives; entries far
+  // apart would make the columns larger than the work: fold in place then.
+  const auto [lo, span] = sink_entry_range(tp);
+  if (span > tp.size)
     return false;
   tp.exact_lo = lo;
-  tp.exact_span = hi - lo + 1;
+  tp.exact_span = span;
   tp.strategies |= exact_columns;
   return true;
 }
@@ -75,7 +72,7 @@ void ExactColumnsRun::fold_one(index_t c, double v) {
     s1_[k] = s.s[1];
     s2_[k] = s.s[2];
   }
-  const exact::Parts p = exact::split(v, s0_[k], s1_[k], s2_[k]);
+  const exact::Parts<double> p = exact::split(v, s0_[k], s1_[k], s2_[k]);
   b0_[k] += p.q0;
   b1_[k] += p.q1;
   b2_[k] += p.q2;

@@ -11,17 +11,13 @@ bool choose_moment_columns(const plan::BlockProgram& p, TileProgram& tp) {
   if (!tp.reduce || tp.all_reduced || tp.sink_map.coef[g.ndim - 1] != 1 ||
       (p.sink.op != plan::ReduceOp::var && p.sink.op != plan::ReduceOp::std))
     return false;
-  // The entries' range relative to the sink map's base, which each block gives.
-  index_t lo = 0, hi = 0;
-  for (int k = 0; k < g.ndim; ++k) {
-    const index_t reach = tp.sink_map.coef[k] * (g.extent[k] - 1);
-    (reach < 0 ? lo : hi) += reach;
-  }
-  // Entries far apart would make the columns larger than the work: fold in place then.
-  if (hi - lo + 1 > tp.size)
+  // The entries' range relative to the sink map's base, which each block gives; entries far
+  // apart would make the columns larger than the work: fold in place then.
+  const auto [lo, span] = sink_entry_range(tp);
+  if (span > tp.size)
     return false;
   tp.moment_lo = lo;
-  tp.moment_span = hi - lo + 1;
+  tp.moment_span = span;
   tp.moment_row = select_moment_row(tp.result_dtype);
   tp.strategies |= moment_columns;
   return true;

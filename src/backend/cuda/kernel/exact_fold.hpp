@@ -85,7 +85,7 @@ struct ExactFolder {
       s1 = c.s[1];
       s2 = c.s[2];
     }
-    const exact::Parts p = exact::split(x, s0, s1, s2);
+    const exact::Parts<double> p = exact::split(x, s0, s1, s2);
     b0 += p.q0;
     b1 += p.q1;
     b2 += p.q2;
