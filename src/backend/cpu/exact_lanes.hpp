@@ -167,30 +167,24 @@ void exact_tile_parts(const T* __restrict x, index_t n, ExactLanes& lanes, std::
 template <class T>
 bool exact_columns_fold(const T* __restrict x, index_t len, detail::ExactColumns c) {
   constexpr long long magnitude = 0x7fffffffffffffffll, negative_zero = -0x7fffffffffffffffll - 1;
-  auto load = [](const auto* p) {
-    using V = std::conditional_t<
-        std::is_same_v<std::remove_cv_t<std::remove_pointer_t<decltype(p)>>, double>, Lanes,
-        LaneMask>;
-    V v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  };
   auto store = [](auto* p, const auto& v) { std::memcpy(p, &v, sizeof v); };
   LaneMask missed = {};
   index_t k = 0;
   for (; k + lane_width <= len; k += lane_width) {
     const Lanes v = load_lanes(x + k);
     const LaneMask ok = std::bit_cast<Lanes>(std::bit_cast<LaneMask>(v) & magnitude) <
-                        load(c.limit + k); // false for a NaN
+                        load_lanes(c.limit + k); // false for a NaN
     const Lanes u = std::bit_cast<Lanes>(std::bit_cast<LaneMask>(v) & ok);
     const scalar::exact::Parts<Lanes> p =
-        scalar::exact::split(u, load(c.s0 + k), load(c.s1 + k), load(c.s2 + k));
-    store(c.b0 + k, load(c.b0 + k) + p.q0);
-    store(c.b1 + k, load(c.b1 + k) + p.q1);
-    store(c.b2 + k, load(c.b2 + k) + p.q2);
+        scalar::exact::split(u, load_lanes(c.s0 + k), load_lanes(c.s1 + k), load_lanes(c.s2 + k));
+    store(c.b0 + k, load_lanes(c.b0 + k) + p.q0);
+    store(c.b1 + k, load_lanes(c.b1 + k) + p.q1);
+    store(c.b2 + k, load_lanes(c.b2 + k) + p.q2);
     // Any element sets flag_any; one other than -0.0 flag_not_negative_zero too.
-    store(c.flags + k, load(c.flags + k) | scalar::exact::flag_any |
-                           ((std::bit_cast<LaneMask>(v) != negative_zero) & 2));
+    LaneMask flags;
+    std::memcpy(&flags, c.flags + k, sizeof flags);
+    store(c.flags + k,
+          flags | scalar::exact::flag_any | ((std::bit_cast<LaneMask>(v) != negative_zero) & 2));
     missed |= ~ok | (p.rest != 0.0);
   }
   bool any = false;
