@@ -17,7 +17,9 @@ namespace chunked {
 // prefix of the blocks before it along the axis (their running total, combined in block order)
 // is then combined with every element. Float results depend on the chunking in their last bits
 // (as a reduction's do) and may differ between the CPU and CUDA backends in the last bits;
-// integer results are exact everywhere.
+// integer results are exact everywhere. Under ComputeOptions::exact_sums a float cumsum is
+// exact: each element is its prefix's exact sum, correctly rounded, the same bits on every
+// chunking and backend.
 
 /// The cumulative sum of x along `axis`: element i of the result is x[0] + ... + x[i] along that
 /// axis, as `np.cumsum(x, axis)`.

@@ -26,6 +26,12 @@ bool rewritten(const graph::Node& n) {
   return op == ReduceOp::sum || op == ReduceOp::mean || op == ReduceOp::var || op == ReduceOp::std;
 }
 
+/// Whether `n` is a cumsum that exact_sums makes exact.
+bool exact_scan(const graph::Node& n) {
+  return n.kind == graph::NodeKind::scan && is_floating(n.dtype) &&
+         n.as<graph::ScanParams>().op == graph::ScanParams::Op::sum;
+}
+
 NodePtr exact_reduce(const NodePtr& x, ReduceOp op, std::vector<index_t> axes, bool keepdims) {
   graph::ReduceParams p;
   p.op = op;
@@ -92,11 +98,6 @@ public:
 private:
   NodePtr rebuild(const NodePtr& node) {
     const graph::Node& n = *node;
-    if (n.kind == graph::NodeKind::scan && is_floating(n.dtype) &&
-        n.as<graph::ScanParams>().op == graph::ScanParams::Op::sum)
-      throw ValueError("ComputeOptions::exact_sums: cumsum of " + std::string(dtype_name(n.dtype)) +
-                       " values is not computed exactly yet; expected a computation without "
-                       "floating cumsum, or exact_sums off");
     std::vector<NodePtr> inputs;
     bool changed = false;
     for (const NodePtr& in : n.inputs) {
@@ -105,6 +106,11 @@ private:
     }
     if (rewritten(n))
       return exact_node(n, inputs[0]);
+    if (exact_scan(n)) {
+      graph::ScanParams p = n.as<graph::ScanParams>();
+      p.op = graph::ScanParams::Op::exact_sum;
+      return graph::make_scan(inputs[0], p);
+    }
     return changed ? graph::with_inputs(n, std::move(inputs)) : node;
   }
 

@@ -7,7 +7,7 @@
 namespace chunked::detail {
 
 graph::NodePtr scan(const graph::NodePtr& node, graph::ScanParams::Op op, index_t axis) {
-  const char* what = op == graph::ScanParams::Op::sum ? "cumsum" : "cumprod";
+  const char* what = graph::scan_op_name(op);
   graph::ScanParams p;
   p.op = op;
   try {

@@ -120,7 +120,7 @@ Plan::TaskLabel Plan::task_label(TaskId id) const {
   case TaskKind::scan: {
     const ScanStage& sc = scans[t.index];
     return {fmt::format("{} along axis {}",
-                        sc.op == graph::ScanParams::Op::sum ? "cumsum" : "cumprod", sc.axis),
+                        graph::scan_op_name(sc.op), sc.axis),
             kind, block_of(sc.grid, t.block)};
   }
   case TaskKind::user: {

@@ -127,7 +127,7 @@ LeafText task_leaf(const Leaf& leaf, TaskId id, const LeafIndex& leaves, const P
     break;
   }
   case TaskKind::scan:
-    t.api = plan.scans[task.index].op == graph::ScanParams::Op::sum ? "cumsum" : "cumprod";
+    t.api = graph::scan_op_name(plan.scans[task.index].op);
     t.box = block_of(plan.scans[task.index].grid, task.block);
     break;
   case TaskKind::user:

@@ -8,12 +8,28 @@
 // carry of block k + 1 by the rule of DESIGN 8.2 (the running total of the earlier blocks,
 // combined in block order). So block k + 1 reads its carry from block k's output, and the order
 // of every operation is fixed by the chunk grid alone. The first block along the axis has no
-// carry and is its local scan (combining an identity would turn a -0.0 into +0.0).
+// carry and is its local scan (combining an identity would turn a -0.0 into +0.0). An exact scan
+// (ComputeOptions::exact_sums) follows the same chain, its carry being the exact running sums
+// that each task writes after its values (scan_block.hpp).
 #include "planner.hpp"
+#include "plan/scan_block.hpp"
 
 #include <vector>
 
 namespace chunked::plan::detail {
+
+namespace {
+
+/// Lines along `axis` of a block of `shape`: the product of its other extents.
+index_t lines_of(const Shape& shape, index_t axis) {
+  index_t lines = 1;
+  for (int k = 0; k < shape.ndim(); ++k)
+    if (k != axis)
+      lines *= shape.extents()[static_cast<std::size_t>(k)];
+  return lines;
+}
+
+} // namespace
 
 std::vector<InputRef> Planner::plan_scan(const graph::NodePtr& n, Body body) {
   const auto& p = n->as<graph::ScanParams>();
@@ -50,7 +66,9 @@ std::vector<InputRef> Planner::plan_scan(const graph::NodePtr& n, Body body) {
     if ((b / stride) % along > 0)
       read(refs[static_cast<std::size_t>(b - stride)]);
     const auto end = static_cast<std::uint32_t>(plan.inputs.size());
-    const index_t elements = n->grid.block_shape(n->grid.block_index(b)).size();
+    const Shape shape = n->grid.block_shape(n->grid.block_index(b));
+    const index_t lines = lines_of(shape, p.axis);
+    const index_t elements = scan_output_elements(p.op, n->dtype, shape.size(), lines);
     const TaskId id = add_task(Task{TaskKind::scan, scan, b, begin, end,
                                     Output{Output::Kind::buffer, n->dtype, elements, -1}},
                                std::move(deps));

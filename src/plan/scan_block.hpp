@@ -16,7 +16,32 @@ struct ScanBlock {
   index_t inner = 1;
   index_t carry_length = 0; ///< 0: the first block along the axis, which has no carry
   index_t size() const { return outer * length * inner; }
+  index_t lines() const { return outer * inner; } ///< lines along the axis
 };
+
+/// An exact scan (graph::ScanParams::Op::exact_sum, what ComputeOptions::exact_sums makes of a
+/// floating cumsum) carries each line's running sum across blocks exactly, not as the rounded last
+/// row: its output holds, after the block's values, one exact entry (the ReduceOp::exact_sum
+/// partial layout) per line (outer, inner) in C order, the line's exact sum up to the block's end.
+/// They start at this byte offset, the first multiple of 8 after `values` values of `dtype`.
+inline std::size_t exact_state_offset(index_t values, DType dtype) {
+  const std::size_t bytes = static_cast<std::size_t>(values) * dtype_size(dtype);
+  return (bytes + 7) / 8 * 8;
+}
+
+/// Int64 words of the exact state of one line.
+inline constexpr int exact_state_words = partial_layout(ReduceOp::exact_sum, DType::float64).words;
+
+/// Elements of `dtype` in a scan task's output: the block's `values`, and for an exact scan the
+/// states of its `lines` after them.
+inline index_t scan_output_elements(graph::ScanParams::Op op, DType dtype, index_t values,
+                                    index_t lines) {
+  if (op != graph::ScanParams::Op::exact_sum)
+    return values;
+  const std::size_t bytes = exact_state_offset(values, dtype) +
+                            static_cast<std::size_t>(lines) * exact_state_words * 8u;
+  return static_cast<index_t>(bytes / dtype_size(dtype));
+}
 
 /// The geometry of scan task `task` of `plan`.
 inline ScanBlock scan_block(const Plan& plan, const Task& task) {

@@ -87,6 +87,9 @@ TEST(Distributed, ExactSumsAreTheSameOnEveryRankCountAndChunking) {
   const double whole = x.sum().item(ranks);
   EXPECT_EQ(whole, y.sum().item(one));
   EXPECT_EQ(whole, x.sum().item(one));
+  // Exact cumsums pass their lines' exact sums from rank to rank.
+  EXPECT_TRUE(bitwise(cumsum(x, 0).compute(ranks), cumsum(y, 0).compute(one)));
+  EXPECT_TRUE(bitwise(cumsum(x, 1).compute(ranks), cumsum(y, 1).compute(one)));
 }
 
 TEST(Distributed, ScansShapesAndUserCode) {

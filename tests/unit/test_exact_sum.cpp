@@ -2,6 +2,7 @@
 // The exact accumulator (backend/common/exact_sum.hpp) and the CPU's lanes over it: every path,
 // grouping and order gives the correctly rounded sum, checked against Shewchuk's exact
 // summation (Python's math.fsum), and the special values as NumPy.
+#include "backend/common/exact_running.hpp"
 #include "backend/common/exact_sum.hpp"
 #include "backend/cpu/exact_acc.hpp"
 #include "support/fsum.hpp"
@@ -214,3 +215,54 @@ TEST(ExactSum, CarriesAndSettlingKeepTheValue) {
 }
 
 } // namespace
+
+namespace running {
+
+/// Every prefix of xs through a running sum, rounded to T after each element; the sum is stored
+/// into an entry and loaded back halfway, as a carry between blocks.
+template <class T> std::vector<T> prefixes(const std::vector<double>& xs) {
+  exact::Running r;
+  exact::start(r);
+  std::vector<T> out;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    if (i == xs.size() / 2) {
+      Entry w = empty_entry();
+      exact::store(r, w.data());
+      exact::load(r, w.data());
+    }
+    exact::add(r, xs[i]);
+    out.push_back(exact::running_value<T>(r));
+  }
+  return out;
+}
+
+} // namespace running
+
+TEST(ExactSum, RunningSumsRoundEveryPrefixCorrectly) {
+  std::mt19937_64 rng(12);
+  for (int binades : {4, 60, 1200}) {
+    const auto xs = spread(rng, 300, binades);
+    const auto got = running::prefixes<double>(xs);
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      const std::vector<double> prefix(xs.begin(), xs.begin() + static_cast<long>(i) + 1);
+      ASSERT_EQ(bits(got[i]), bits(fsum(prefix))) << binades << " " << i;
+    }
+  }
+  // Crossing zero turns the digits' sign, and back; a carry ripples through the extension.
+  const double tiny = std::ldexp(1.0, -1074);
+  const auto crossing = running::prefixes<double>({1.0, -3.0, tiny, 2.0, -tiny, 1e300, -1e300});
+  const std::vector<double> want{1.0, -2.0, -2.0 + tiny, tiny, 0.0, 1e300, 0.0};
+  for (std::size_t i = 0; i < want.size(); ++i)
+    EXPECT_EQ(bits(crossing[i]), bits(want[i])) << i;
+  // Floats round once from the exact value, signed zeros and specials as the entries' sums.
+  const auto f = running::prefixes<float>({1.0, std::ldexp(1.0, -24), std::ldexp(1.0, -80)});
+  EXPECT_EQ(f[1], 1.0f);                              // a tie: to even
+  EXPECT_EQ(f[2], 1.0f + std::ldexp(1.0f, -23));      // the tail breaks it
+  const auto z = running::prefixes<double>({-0.0, -0.0, 0.0});
+  EXPECT_TRUE(std::signbit(z[0]) && std::signbit(z[1]) && !std::signbit(z[2]));
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto s = running::prefixes<double>({1.0, inf, -1.0, -inf});
+  EXPECT_EQ(s[1], inf);
+  EXPECT_EQ(s[2], inf);
+  EXPECT_TRUE(std::isnan(s[3]));
+}

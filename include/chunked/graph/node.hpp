@@ -103,10 +103,24 @@ struct AssembleParams {
 /// A cumulative sum or product along one axis (DESIGN 8.2). The input already has the result
 /// dtype (int64 for bool and integers, floats their own), so the scan only accumulates.
 struct ScanParams {
-  enum class Op : unsigned char { sum, prod };
+  /// exact_sum: the cumulative sum of floats, each element the correctly rounded sum of the
+  /// elements up to it, what ComputeOptions::exact_sums makes of a floating cumsum.
+  enum class Op : unsigned char { sum, prod, exact_sum };
   Op op = Op::sum;
   index_t axis = 0; ///< normalised, in [0, ndim)
 };
+
+/// "cumsum", "cumprod" or "exact cumsum": the scan's name in messages and plans.
+inline const char* scan_op_name(ScanParams::Op op) {
+  switch (op) {
+  case ScanParams::Op::sum:
+    return "cumsum";
+  case ScanParams::Op::prod:
+    return "cumprod";
+  default:
+    return "exact cumsum";
+  }
+}
 
 /// A user block function (map_blocks, map_overlap): output block b is fn of block b of every
 /// input read over `input_grid` (all inputs have its shape), widened by `depth` per axis and

@@ -82,10 +82,13 @@ struct ComputeOptions {
   ///   `any` and `all` do not depend on the chunking either way, except the rounding of a
   ///   floating `prod`, which stays grouped by the chunk grid (and so chunking-dependent).
   ///
-  /// - `cumsum` of float or double values is not computed exactly yet: a computation that holds
-  ///   one raises ValueError under this option (integer and bool cumsums are exact and allowed).
+  /// - `cumsum` of float or double values gives every element as its prefix's exact sum
+  ///   correctly rounded to the dtype (specials and signed zeros as for `sum`, so a prefix that
+  ///   overflows and a later one that comes back are an infinity and a finite value); the running
+  ///   sums cross block boundaries exactly. Integer and bool cumsums are exact without it.
   ///
-  /// The sums keep, per partial result, 75 words (600 bytes) in place of one to three.
+  /// The sums keep, per partial result, 75 words (600 bytes) in place of one to three; an exact
+  /// cumsum keeps as much per line of each block, after the block's values.
   bool exact_sums = false;
   /// Called about every 100 ms while tasks finish and once at the end with the final counts.
   /// Calls never overlap; they come from worker threads, so keep the callback short. The

@@ -306,57 +306,46 @@ struct Rounded {
   int lsb = 0;
 };
 
-/// Bits [pos, pos + count) of the normalized nonnegative digits d (count <= 64 - 31).
-CHUNKED_HD CHUNKED_FORCEINLINE u64 bits_at(const i64* d, int pos, int count) {
+/// Digit k of nonnegative normalized digits d of which only [lo, hi] may be nonzero.
+CHUNKED_HD CHUNKED_FORCEINLINE u64 digit_at(const i64* d, int lo, int hi, int k) {
+  return k >= lo && k <= hi ? static_cast<u64>(d[k]) : u64{0};
+}
+
+/// Bits [pos, pos + count) of such digits (count <= 64 - 31).
+CHUNKED_HD CHUNKED_FORCEINLINE u64 bits_at(const i64* d, int lo, int hi, int pos, int count) {
   const int i = pos >> 5;
   const int s = pos & 31;
-  const u64 lo =
-      static_cast<u64>(d[i]) | (i + 1 < digits ? static_cast<u64>(d[i + 1]) << 32 : u64{0});
-  const u64 hi = i + 2 < digits ? static_cast<u64>(d[i + 2]) : u64{0};
-  const u64 r = (lo >> s) | (s == 0 ? u64{0} : hi << (64 - s));
+  const u64 low = digit_at(d, lo, hi, i) | digit_at(d, lo, hi, i + 1) << 32;
+  const u64 high = digit_at(d, lo, hi, i + 2);
+  const u64 r = (low >> s) | (s == 0 ? u64{0} : high << (64 - s));
   return count >= 64 ? r : r & ((u64{1} << count) - 1);
 }
 
-/// Whether any bit of d below position pos is set.
-CHUNKED_HD CHUNKED_FORCEINLINE bool any_below(const i64* d, int pos) {
+/// Whether any bit of such digits below position pos is set.
+CHUNKED_HD CHUNKED_FORCEINLINE bool any_below(const i64* d, int lo, int hi, int pos) {
   const int i = pos >> 5;
-  for (int k = 0; k < i; ++k)
+  for (int k = lo; k < i && k <= hi; ++k)
     if (d[k] != 0)
       return true;
-  return (static_cast<u64>(d[i]) & ((u64{1} << (pos & 31)) - 1)) != 0;
+  return (digit_at(d, lo, hi, i) & ((u64{1} << (pos & 31)) - 1)) != 0;
 }
 
-/// The finite value of w (digits and bins) rounded to nearest, ties to even, to `precision` bits
-/// with results below 2^(min_lsb + precision - 1) subnormal (multiples of 2^min_lsb) and results
-/// of 2^(max_exp + 1) or more an overflow.
-template <class W>
-CHUNKED_HD inline Rounded round_value(const W* w, int precision, int min_lsb, int max_exp) {
-  i64 d[digits];
-  for (int i = 0; i < digits; ++i)
-    d[i] = w[digits_word + i];
-  for (int j = 0; j < bins; ++j) // the bins, as settle() would add them
-    add_to_digits(d, bin(w, j));
-  carry(d);
+/// The magnitude held by nonnegative normalized digits d, of which only [lo, h] may be nonzero and
+/// d[h] is not, rounded to nearest, ties to even, to `precision` bits, with results below
+/// 2^(min_lsb + precision - 1) subnormal (multiples of 2^min_lsb) and results of 2^(max_exp + 1)
+/// or more an overflow.
+CHUNKED_HD inline Rounded round_digits(const i64* d, int lo, int h, bool negative, int precision,
+                                       int min_lsb, int max_exp) {
   Rounded r;
-  r.negative = d[digits - 1] < 0;
-  if (r.negative) {
-    for (int i = 0; i < digits; ++i)
-      d[i] = -d[i];
-    carry(d);
-  }
-  int h = digits - 1;
-  while (h >= 0 && d[h] == 0)
-    --h;
-  if (h < 0)
-    return r;
+  r.negative = negative;
   const int top = 32 * h + 31 - leading_zeros(static_cast<unsigned>(d[h])); // from base
   int lsb = top + base - (precision - 1);
   if (lsb < min_lsb)
     lsb = min_lsb;
   const int rel = lsb - base;
-  u64 m = bits_at(d, rel, top - rel + 1);
-  const bool half = ((static_cast<u64>(d[(rel - 1) >> 5]) >> ((rel - 1) & 31)) & 1) != 0;
-  if (half && ((m & 1) != 0 || any_below(d, rel - 1))) {
+  u64 m = bits_at(d, lo, h, rel, top - rel + 1);
+  const bool half = ((digit_at(d, lo, h, (rel - 1) >> 5) >> ((rel - 1) & 31)) & 1) != 0;
+  if (half && ((m & 1) != 0 || any_below(d, lo, h, rel - 1))) {
     ++m;
     if ((m >> precision) != 0) {
       m >>= 1;
@@ -369,9 +358,31 @@ CHUNKED_HD inline Rounded round_value(const W* w, int precision, int min_lsb, in
   return r;
 }
 
-/// Whether w's flags make its sum NaN or an infinity, and which (as a double).
-template <class W> CHUNKED_HD CHUNKED_FORCEINLINE bool special_value(const W* w, double& out) {
-  const i64 f = static_cast<i64>(w[flags_word]);
+/// The finite value of w (digits and bins) rounded as round_digits says.
+template <class W>
+CHUNKED_HD inline Rounded round_value(const W* w, int precision, int min_lsb, int max_exp) {
+  i64 d[digits];
+  for (int i = 0; i < digits; ++i)
+    d[i] = w[digits_word + i];
+  for (int j = 0; j < bins; ++j) // the bins, as settle() would add them
+    add_to_digits(d, bin(w, j));
+  carry(d);
+  const bool negative = d[digits - 1] < 0;
+  if (negative) {
+    for (int i = 0; i < digits; ++i)
+      d[i] = -d[i];
+    carry(d);
+  }
+  int h = digits - 1;
+  while (h >= 0 && d[h] == 0)
+    --h;
+  if (h < 0)
+    return Rounded{};
+  return round_digits(d, 0, h, negative, precision, min_lsb, max_exp);
+}
+
+/// Whether the flags f of a sum make it NaN or an infinity, and which (as a double).
+CHUNKED_HD CHUNKED_FORCEINLINE bool special_value(i64 f, double& out) {
   if ((f & flag_nan) != 0 || ((f & flag_pos_inf) != 0 && (f & flag_neg_inf) != 0)) {
     out = quiet_nan<double>();
     return true;
@@ -383,21 +394,20 @@ template <class W> CHUNKED_HD CHUNKED_FORCEINLINE bool special_value(const W* w,
   return false;
 }
 
-/// Whether a zero sum of w is -0.0: it took elements, all of them -0.0.
-template <class W> CHUNKED_HD CHUNKED_FORCEINLINE bool negative_zero(const W* w) {
-  return (static_cast<i64>(w[flags_word]) & (flag_any | flag_not_negative_zero)) == flag_any;
+/// Whether a zero sum with flags f is -0.0: it took elements, all of them -0.0.
+CHUNKED_HD CHUNKED_FORCEINLINE bool negative_zero(i64 f) {
+  return (f & (flag_any | flag_not_negative_zero)) == flag_any;
 }
 
-/// The correctly rounded double of w's sum.
-template <class W> CHUNKED_HD inline double to_double(const W* w) {
+/// The double of a sum with flags f whose finite value rounds (53 bits, to -1074, up to 1023) to r.
+CHUNKED_HD inline double double_of_sum(const Rounded& r, i64 f) {
   double special = 0;
-  if (special_value(w, special))
+  if (special_value(f, special))
     return special;
-  const Rounded r = round_value(w, 53, -1074, 1023);
   const u64 sign = r.negative ? u64{1} << 63 : 0;
   switch (r.kind) {
   case Rounded::zero:
-    return negative_zero(w) ? -0.0 : 0.0;
+    return negative_zero(f) ? -0.0 : 0.0;
   case Rounded::overflow:
     return r.negative ? -infinity() : infinity();
   default:
@@ -408,17 +418,15 @@ template <class W> CHUNKED_HD inline double to_double(const W* w) {
   return double_of(sign | (static_cast<u64>(r.lsb + 1075) << 52) | (r.m - (u64{1} << 52)));
 }
 
-/// The correctly rounded float of w's sum (rounded once from the exact value, not through a
-/// double).
-template <class W> CHUNKED_HD inline float to_float(const W* w) {
+/// The float of a sum with flags f whose finite value rounds (24 bits, to -149, up to 127) to r.
+CHUNKED_HD inline float float_of_sum(const Rounded& r, i64 f) {
   double special = 0;
-  if (special_value(w, special))
+  if (special_value(f, special))
     return static_cast<float>(special);
-  const Rounded r = round_value(w, 24, -149, 127);
   const unsigned sign = r.negative ? 0x80000000u : 0u;
   switch (r.kind) {
   case Rounded::zero:
-    return negative_zero(w) ? -0.0f : 0.0f;
+    return negative_zero(f) ? -0.0f : 0.0f;
   case Rounded::overflow:
     return r.negative ? -static_cast<float>(infinity()) : static_cast<float>(infinity());
   default:
@@ -429,5 +437,31 @@ template <class W> CHUNKED_HD inline float to_float(const W* w) {
     return float_of(sign | m);
   return float_of(sign | (static_cast<unsigned>(r.lsb + 150) << 23) | (m - (1u << 23)));
 }
+
+/// Rounding to T (double or float): its precision, least exponent of a subnormal's unit and
+/// largest exponent, and the value of a sum.
+template <class T> struct Format;
+template <> struct Format<double> {
+  static constexpr int precision = 53, min_lsb = -1074, max_exp = 1023;
+  CHUNKED_HD static double of(const Rounded& r, i64 f) { return double_of_sum(r, f); }
+};
+template <> struct Format<float> {
+  static constexpr int precision = 24, min_lsb = -149, max_exp = 127;
+  CHUNKED_HD static float of(const Rounded& r, i64 f) { return float_of_sum(r, f); }
+};
+
+/// The correctly rounded T (double or float) of w's sum: rounded once from the exact value (a
+/// float not through a double).
+template <class T, class W> CHUNKED_HD inline T rounded_sum(const W* w) {
+  using F = Format<T>;
+  return F::of(round_value(w, F::precision, F::min_lsb, F::max_exp),
+               static_cast<i64>(w[flags_word]));
+}
+
+/// The correctly rounded double of w's sum.
+template <class W> CHUNKED_HD inline double to_double(const W* w) { return rounded_sum<double>(w); }
+
+/// The correctly rounded float of w's sum.
+template <class W> CHUNKED_HD inline float to_float(const W* w) { return rounded_sum<float>(w); }
 
 } // namespace chunked::scalar::exact

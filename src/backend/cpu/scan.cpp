@@ -5,6 +5,8 @@
 // carry (+) (x_0 (+) x_1 (+) ... (+) x_i) folded left to right, so vectorising changes nothing.
 #include "backend/cpu/scan.hpp"
 
+#include "backend/cpu/exact_scan.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -122,6 +124,8 @@ void scan_dtype(DType dtype, const plan::ScanBlock& b, const void* in, const voi
 
 void scan_block(Op op, DType dtype, const plan::ScanBlock& b, const void* in, const void* carry,
                 void* out) {
+  if (op == Op::exact_sum)
+    return exact_scan_block(dtype, b, in, carry, out);
   if (b.size() == 0)
     return;
   if (op == Op::sum)

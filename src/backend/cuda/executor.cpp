@@ -552,7 +552,7 @@ private:
         b.carry_length > 0 ? device_pointer(d, plan_.inputs[task.inputs_begin + 1].ref) : nullptr;
     auto out = d.memory.allocate(output_bytes(task.output, plan::ReduceOp::sum), d.stream());
     void* scratch = nullptr;
-    if (const std::size_t bytes = scan_scratch_bytes(b, sc.dtype); bytes > 0) {
+    if (const std::size_t bytes = scan_scratch_bytes(sc.op, b, sc.dtype); bytes > 0) {
       d.temps.push_back(d.memory.allocate(bytes, d.stream()));
       scratch = d.temps.back()->data();
     }

@@ -207,6 +207,8 @@ void scan_dtype(DType dtype, const plan::ScanBlock& b, const void* in, const voi
 
 void scan_block(Op op, DType dtype, const plan::ScanBlock& b, const void* in, const void* carry,
                 void* out, void* scratch, const Stream& stream) {
+  if (op == Op::exact_sum)
+    return exact_scan_block(dtype, b, in, carry, out, scratch, stream);
   if (b.size() == 0)
     return;
   if (op == Op::sum)

@@ -3,6 +3,7 @@
 // before it, and its launch geometry (plain host code).
 #pragma once
 
+#include "backend/cuda/exact_scan.hpp"
 #include "backend/cuda/runtime.hpp"
 #include "plan/scan_block.hpp"
 
@@ -24,7 +25,10 @@ inline index_t scan_segments(const plan::ScanBlock& b) {
 }
 
 /// Bytes of scratch scan_block needs (the segment totals; 0 with one segment per row).
-inline std::size_t scan_scratch_bytes(const plan::ScanBlock& b, DType dtype) {
+inline std::size_t scan_scratch_bytes(graph::ScanParams::Op op, const plan::ScanBlock& b,
+                                      DType dtype) {
+  if (op == graph::ScanParams::Op::exact_sum)
+    return exact_scan_scratch_bytes(b);
   const index_t segments = scan_segments(b);
   return segments > 1 ? static_cast<std::size_t>(b.outer * segments) * dtype_size(dtype) : 0;
 }
@@ -32,7 +36,7 @@ inline std::size_t scan_scratch_bytes(const plan::ScanBlock& b, DType dtype) {
 /// Writes into `out` (device) the scan of `in` (`b.size()` values of `dtype`: int64, float or
 /// double) along the axis of `b`, each element combined with the carry, row b.carry_length - 1
 /// of `carry` (unused when b.carry_length is 0), on `stream`. `scratch` holds
-/// scan_scratch_bytes(b, dtype) bytes.
+/// scan_scratch_bytes(op, b, dtype) bytes. An exact cumsum (Op::exact_sum) is exact_scan_block's.
 ///
 /// Order of operations. Along the last axis each row is scanned by cub::BlockScan (its default
 /// raking algorithm) over tiles of a fixed size, tile prefixes folded in tile order, and rows
