@@ -161,30 +161,38 @@ void exact_tile_parts(const T* __restrict x, index_t n, ExactLanes& lanes, std::
   }
 }
 
+/// The bits of splitter j of the window whose limit 2^A has the bits `limit` (I: int64 or a
+/// vector of them): 1.5 * 2^(A + 20 - 32 j), as scalar::exact::splitters gives, by adding to the
+/// exponent field. A limit of 0 (no window) gives finite splitters, which leave a zero a zero.
+template <class I> I splitter_bits(I limit, int j) {
+  return (limit + static_cast<long long>(20 - 32 * j) * (1ll << 52)) | (1ll << 51);
+}
+
 /// Folds x[k] into column k for k < len, for the values its window takes (finite, below its
 /// limit); returns whether some value was left out, or left a part below the window, for the
-/// caller to fold one by one. Vector code at the build's register width, no branch.
+/// caller to fold one by one. Vector code at the build's register width, no branch. A column
+/// with a limit took a finite nonzero value, whose flags (any element, one other than -0.0) are
+/// all that a value below the limit would set: the flags are the caller's, for the values left
+/// out.
 template <class T>
 bool exact_columns_fold(const T* __restrict x, index_t len, detail::ExactColumns c) {
-  constexpr long long magnitude = 0x7fffffffffffffffll, negative_zero = -0x7fffffffffffffffll - 1;
+  constexpr long long magnitude = 0x7fffffffffffffffll;
   auto store = [](auto* p, const auto& v) { std::memcpy(p, &v, sizeof v); };
   LaneMask missed = {};
   index_t k = 0;
   for (; k + lane_width <= len; k += lane_width) {
     const Lanes v = load_lanes(x + k);
+    const Lanes limit = load_lanes(c.limit + k);
     const LaneMask ok = std::bit_cast<Lanes>(std::bit_cast<LaneMask>(v) & magnitude) <
-                        load_lanes(c.limit + k); // false for a NaN
+                        limit; // false for a NaN
     const Lanes u = std::bit_cast<Lanes>(std::bit_cast<LaneMask>(v) & ok);
-    const scalar::exact::Parts<Lanes> p =
-        scalar::exact::split(u, load_lanes(c.s0 + k), load_lanes(c.s1 + k), load_lanes(c.s2 + k));
+    const auto bits = std::bit_cast<LaneMask>(limit);
+    const scalar::exact::Parts<Lanes> p = scalar::exact::split(
+        u, std::bit_cast<Lanes>(splitter_bits(bits, 0)), std::bit_cast<Lanes>(splitter_bits(bits, 1)),
+        std::bit_cast<Lanes>(splitter_bits(bits, 2)));
     store(c.b0 + k, load_lanes(c.b0 + k) + p.q0);
     store(c.b1 + k, load_lanes(c.b1 + k) + p.q1);
     store(c.b2 + k, load_lanes(c.b2 + k) + p.q2);
-    // Any element sets flag_any; one other than -0.0 flag_not_negative_zero too.
-    LaneMask flags;
-    std::memcpy(&flags, c.flags + k, sizeof flags);
-    store(c.flags + k,
-          flags | scalar::exact::flag_any | ((std::bit_cast<LaneMask>(v) != negative_zero) & 2));
     missed |= ~ok | (p.rest != 0.0);
   }
   bool any = false;
@@ -193,14 +201,13 @@ bool exact_columns_fold(const T* __restrict x, index_t len, detail::ExactColumns
   for (; k < len; ++k) { // the tail, one column at a time
     const double v = static_cast<double>(x[k]);
     const bool ok = std::abs(v) < c.limit[k];
-    const scalar::exact::Parts<double> p =
-        scalar::exact::split(ok ? v : 0.0, c.s0[k], c.s1[k], c.s2[k]);
+    const auto bits = std::bit_cast<long long>(c.limit[k]);
+    const scalar::exact::Parts<double> p = scalar::exact::split(
+        ok ? v : 0.0, std::bit_cast<double>(splitter_bits(bits, 0)),
+        std::bit_cast<double>(splitter_bits(bits, 1)), std::bit_cast<double>(splitter_bits(bits, 2)));
     c.b0[k] += p.q0;
     c.b1[k] += p.q1;
     c.b2[k] += p.q2;
-    c.flags[k] |=
-        scalar::exact::flag_any |
-        (std::bit_cast<long long>(v) != negative_zero ? scalar::exact::flag_not_negative_zero : 0);
     any = any || !ok || p.rest != 0.0;
   }
   return any;

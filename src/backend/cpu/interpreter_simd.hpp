@@ -18,17 +18,13 @@ namespace chunked::cpu::detail {
 /// order (no contraction into fma), so results are the same bits; only which NaN two meeting
 /// NaNs give may differ, as operand order allows.
 /// Columns of windows over exact entries (strategies/exact_columns.hpp): per column its
-/// window's limit 2^A, its splitters, its three bins and its flags, from the first column a run
-/// folds into.
+/// window's limit 2^A (0 before it has one; its splitters follow from its bits) and its three
+/// bins, from the first column a run folds into.
 struct ExactColumns {
   const double* limit;
-  const double* s0;
-  const double* s1;
-  const double* s2;
   double* b0;
   double* b1;
   double* b2;
-  std::int64_t* flags;
 };
 
 struct InterpreterKernels {

@@ -34,10 +34,8 @@ void ExactColumnsRun::begin(const TileProgram& tp, const BlockBinding& b) {
   lo_ = b.sink_map.base + tp.exact_lo;
   entries_ = b.partials + lo_ * exact::words;
   const auto n = static_cast<std::size_t>(span_);
-  // An empty window: no value is below its limit, and its splitters leave a zero a zero.
+  // An empty window: no value is below its limit.
   limit_.assign(n, 0.0);
-  for (auto* s : {&s0_, &s1_, &s2_})
-    s->assign(n, 1.5);
   for (auto* bins : {&b0_, &b1_, &b2_})
     bins->assign(n, 0.0);
   flags_.assign(n, 0);
@@ -66,13 +64,10 @@ void ExactColumnsRun::fold_one(index_t c, double v) {
       return;
     }
     settle(c);
-    const exact::Splitters s = exact::splitters(anchor);
     limit_[k] = exact::pow2(anchor);
-    s0_[k] = s.s[0];
-    s1_[k] = s.s[1];
-    s2_[k] = s.s[2];
   }
-  const exact::Parts<double> p = exact::split(v, s0_[k], s1_[k], s2_[k]);
+  const exact::Splitters s = exact::splitters(exact::anchor_for(limit_[k]) - 1);
+  const exact::Parts<double> p = exact::split(v, s.s[0], s.s[1], s.s[2]);
   b0_[k] += p.q0;
   b1_[k] += p.q1;
   b2_[k] += p.q2;
@@ -80,13 +75,17 @@ void ExactColumnsRun::fold_one(index_t c, double v) {
     exact::deposit_finite(e, p.rest);
 }
 
+double ExactColumnsRun::rest(index_t c, double v) const {
+  const exact::Splitters s =
+      exact::splitters(exact::anchor_for(limit_[static_cast<std::size_t>(c)]) - 1);
+  return exact::split(v, s.s[0], s.s[1], s.s[2]).rest;
+}
+
 template <class T>
 void ExactColumnsRun::fold_run(const T* x, index_t len, index_t at,
                                const detail::InterpreterKernels* wide) {
   const auto o = static_cast<std::size_t>(at);
-  const detail::ExactColumns c{limit_.data() + o, s0_.data() + o,   s1_.data() + o,
-                               s2_.data() + o,    b0_.data() + o,   b1_.data() + o,
-                               b2_.data() + o,    flags_.data() + o};
+  const detail::ExactColumns c{limit_.data() + o, b0_.data() + o, b1_.data() + o, b2_.data() + o};
   bool missed = false;
   if constexpr (std::is_same_v<T, double>)
     missed = wide ? wide->exact_columns_f64(x, len, c) : exact_columns_fold(x, len, c);
@@ -99,7 +98,7 @@ void ExactColumnsRun::fold_run(const T* x, index_t len, index_t at,
     const auto i = o + static_cast<std::size_t>(k);
     if (!(std::abs(v) < limit_[i]))
       fold_one(at + k, v); // the limit may rise here: later values of its column see the new one
-    else if (const double r = exact::split(v, s0_[i], s1_[i], s2_[i]).rest; r != 0.0)
+    else if (const double r = rest(at + k, v); r != 0.0)
       exact::deposit_finite(&entries_[(at + k) * exact::words].i, r);
   }
 }

@@ -16,7 +16,7 @@ namespace chunked::cpu::strategy {
 bool choose_exact_columns(const plan::BlockProgram& p, TileProgram& tp);
 
 /// The columns of one block's run. Each column is the window of backend/common/exact_sum.hpp
-/// (an anchor, its splitters, three bins) over one entry, held in arrays so that a row's values
+/// (its limit 2^A, from which its splitters follow, and three bins) over one entry, held in arrays so that a row's values
 /// fold into their columns in one vectorised loop: a value takes its column's window when it is
 /// finite and below the anchor's bound, which holds for all but a few values of a row; the
 /// others (a first value, a larger one, an infinity or a NaN) and the parts a window leaves
@@ -40,7 +40,10 @@ private:
   /// Moves column c's bins into its entry.
   void settle(index_t c);
 
-  std::vector<double> limit_, s0_, s1_, s2_, b0_, b1_, b2_;
+  /// The part of value v of column c that its window leaves (v below the column's limit).
+  double rest(index_t c, double v) const;
+
+  std::vector<double> limit_, b0_, b1_, b2_;
   std::vector<std::int64_t> flags_;
   plan::PartialWord* entries_ = nullptr;
   index_t lo_ = 0, span_ = 0;

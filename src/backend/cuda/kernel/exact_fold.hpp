@@ -26,6 +26,9 @@ namespace chunked::cuda::kernel {
 
 namespace exact = scalar::exact;
 
+/// Elements whose loads a thread issues before it folds any of them into its window.
+constexpr int exact_batch = 4;
+
 /// The flags and digits of one entry, shared by the threads of a CUDA block.
 struct ExactShared {
   i64 w[1 + exact::digits];
@@ -67,24 +70,17 @@ struct ExactFolder {
     b0 = b1 = b2 = 0.0;
     added = 0;
   }
+  /// Adds one element. Once the window has an anchor (limit > 0) some finite nonzero element set
+  /// the flags any and not -0.0, so an element below the limit (zeros included) changes no flag
+  /// and takes the fast path; NaN and infinities fail the comparison and go to add_rare.
   template <class T> CHUNKED_KD void add(T value, i64) {
     const double x = static_cast<double>(value);
-    flags |= exact::flags_of(x);
-    if (!exact::is_finite(x) || x == 0.0)
-      return;
-    if (!(fabs(x) < limit)) {
-      const int anchor = exact::anchor_for(x) + 4;
-      if (anchor < exact::min_anchor || anchor > exact::max_anchor) {
-        atomic_deposit(*shared, x);
-        return;
-      }
-      settle();
-      const exact::Splitters c = exact::splitters(anchor);
-      limit = exact::pow2(anchor);
-      s0 = c.s[0];
-      s1 = c.s[1];
-      s2 = c.s[2];
-    }
+    if (fabs(x) < limit)
+      add_to_window(x);
+    else
+      add_rare(x);
+  }
+  CHUNKED_KD void add_to_window(double x) {
     const exact::Parts<double> p = exact::split(x, s0, s1, s2);
     b0 += p.q0;
     b1 += p.q1;
@@ -93,6 +89,24 @@ struct ExactFolder {
       atomic_deposit(*shared, p.rest);
     if (++added >= exact::settle_after)
       settle();
+  }
+  /// An element the window cannot take as it is: the first, one above the limit, a special value.
+  CHUNKED_KD void add_rare(double x) {
+    flags |= exact::flags_of(x);
+    if (!exact::is_finite(x) || x == 0.0)
+      return;
+    const int anchor = exact::anchor_for(x) + 4;
+    if (anchor < exact::min_anchor || anchor > exact::max_anchor) {
+      atomic_deposit(*shared, x);
+      return;
+    }
+    settle();
+    const exact::Splitters c = exact::splitters(anchor);
+    limit = exact::pow2(anchor);
+    s0 = c.s[0];
+    s1 = c.s[1];
+    s2 = c.s[2];
+    add_to_window(x);
   }
   /// Moves what the thread holds into the shared entry (a barrier must follow before it is read).
   /// With `warp_shares_entry` (every lane of the warp folds into the same entry, and every lane

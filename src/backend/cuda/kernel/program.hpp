@@ -296,7 +296,22 @@ CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
       unflatten<P::nd, outer>(r0, a.extent, i);
       unflatten<P::nd, outer>(1, a.extent, next);
       for (i64 r = r0; r < r1; ++r) {
-        for (i64 c = threadIdx.x; c < inner; c += block_threads) {
+        i64 c = threadIdx.x;
+        if constexpr (exact_sum) {
+          // Loads first, then the windows' longer arithmetic, so that the loads overlap.
+          for (; c + (exact_batch - 1) * block_threads < inner; c += exact_batch * block_threads) {
+            typename P::result_type v[exact_batch];
+#pragma unroll
+            for (int u = 0; u < exact_batch; ++u) {
+              i[last] = c + u * block_threads;
+              v[u] = P::eval(a, i);
+            }
+#pragma unroll
+            for (int u = 0; u < exact_batch; ++u)
+              fold.add(v[u], 0);
+          }
+        }
+        for (; c < inner; c += block_threads) {
           i[last] = c;
           fold.add(P::eval(a, i), P::index(a, i));
         }
@@ -310,7 +325,21 @@ CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
     i64 step[nd] = {};
     unflatten<P::nd, mask>(t0, a.extent, i);
     unflatten<P::nd, mask>(stride, a.extent, step);
-    for (i64 t = t0; t < a.size; t += stride) {
+    i64 t = t0;
+    if constexpr (exact_sum) {
+      for (; t + (exact_batch - 1) * stride < a.size; t += exact_batch * stride) {
+        typename P::result_type v[exact_batch];
+#pragma unroll
+        for (int u = 0; u < exact_batch; ++u) {
+          v[u] = P::eval(a, i);
+          advance<P::nd, mask>(step, a.extent, i);
+        }
+#pragma unroll
+        for (int u = 0; u < exact_batch; ++u)
+          fold.add(v[u], 0);
+      }
+    }
+    for (; t < a.size; t += stride) {
       fold.add(P::eval(a, i), P::index(a, i));
       advance<P::nd, mask>(step, a.extent, i);
     }
