@@ -82,6 +82,22 @@ TEST(LaunchGeometry, AxesLaunchHoldsKeptPositionsAndSplitsLongReductions) {
   EXPECT_LE(l.segments, 65535);
 }
 
+// Exact sums give each lane longer runs where the program only loads its values.
+TEST(LaunchGeometry, ExactSumsFoldLongerRunsPerThread) {
+  auto l = cuda::axes_launch(true, 4096, 4096, true);
+  EXPECT_EQ(l.segments, 4096 / (threads / 32 * cuda::exact_min_per_lane));
+  EXPECT_EQ(cuda::axes_launch(true, 4096, 4096).segments, 8);
+  plan::BlockProgram p = box({4096, 4096});
+  p.sink.op = plan::ReduceOp::exact_sum;
+  EXPECT_EQ(cuda::reduce_all_launch(p).parts, cuda::exact_reduce_parts);
+  p.leaves.push_back(plan::Leaf{});
+  p.leaves.back().kind = plan::LeafKind::normal; // random draws keep their many parts
+  EXPECT_EQ(cuda::reduce_all_launch(p).parts, cuda::max_reduce_parts);
+  p.sink.op = plan::ReduceOp::sum;
+  p.leaves.clear();
+  EXPECT_EQ(cuda::reduce_all_launch(p).parts, cuda::max_reduce_parts);
+}
+
 /// A 3-D box at `origin` of a C-order destination of `shape`, read in reverse along axis `flip`
 /// (or none).
 Scatter scatter_into(std::vector<index_t> ext, std::vector<index_t> shape,

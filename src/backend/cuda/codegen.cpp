@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Code generation for block programs: one struct per program plugged into the kernel skeletons.
 #include "backend/cuda/codegen.hpp"
+#include "backend/cuda/launch_geometry.hpp"
 #include "plan/partial.hpp"
 #include <chunked/core/error.hpp>
 #include <chunked/ops/op_code.hpp>
@@ -163,10 +164,7 @@ std::string generate_source(const BlockProgram& p, KernelSet set) {
     throw ValueError(fmt::format("cuda codegen: kernel set {} for a program with a {} sink",
                                  kernel_set_name(set),
                                  p.sink.kind == plan::Sink::Kind::reduce ? "reduce" : "store"));
-  bool random = false;
-  for (const auto& leaf : p.leaves)
-    random = random || leaf.kind == LeafKind::normal || leaf.kind == LeafKind::uniform ||
-             leaf.kind == LeafKind::integers;
+  const bool random = draws_random(p);
   const DType result = p.result_dtype();
   const bool reduce = p.sink.kind == plan::Sink::Kind::reduce;
   const bool arg = reduce && (p.sink.op == ReduceOp::argmin || p.sink.op == ReduceOp::argmax);

@@ -289,7 +289,8 @@ private:
       return;
     }
     const AxesLaunch shape =
-        axes_launch(set == KernelSet::reduce_axes_wide, args.kept, args.reduced);
+        axes_launch(set == KernelSet::reduce_axes_wide, args.kept, args.reduced,
+                    exact_reduction(p.sink.op));
     int segments = static_cast<int>(shape.segments);
     if (segments > 1)
       args.scratch = scratch(

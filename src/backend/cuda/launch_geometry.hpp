@@ -39,6 +39,28 @@ inline unsigned grid_for(index_t n, index_t per_thread = 1, index_t most = max_g
   return static_cast<unsigned>(std::clamp<index_t>(blocks, 1, most));
 }
 
+/// Whether p draws random numbers (its kernels are then bound by their arithmetic, not by
+/// memory).
+inline bool draws_random(const plan::BlockProgram& p) {
+  for (const auto& leaf : p.leaves)
+    if (leaf.kind == plan::LeafKind::normal || leaf.kind == plan::LeafKind::uniform ||
+        leaf.kind == plan::LeafKind::integers)
+      return true;
+  return false;
+}
+
+inline bool exact_reduction(plan::ReduceOp op) {
+  return op == plan::ReduceOp::exact_sum || op == plan::ReduceOp::exact_mean;
+}
+
+/// Exact sums (ComputeOptions::exact_sums) give each thread a window with a fixed cost to start
+/// and to move into the digits, which longer runs per thread repay where the program only loads
+/// its values: at most this many parts of a reduction over every axis (programs that draw random
+/// numbers keep max_reduce_parts), and at least this many positions per lane along some axes.
+/// Exact results do not depend on either.
+inline constexpr index_t exact_reduce_parts = 256;
+inline constexpr index_t exact_min_per_lane = 256;
+
 /// The launch of a reduction over every axis (program.hpp's reduce_all_kernel, then
 /// reduce_final_kernel over its `parts` states). Rows of at least 2048 elements (at most 1/8 of
 /// a row's threads idle at its end) and at least 256 of them: each CUDA block folds
@@ -49,13 +71,15 @@ struct ReduceAllLaunch {
 };
 
 inline ReduceAllLaunch reduce_all_launch(const plan::BlockProgram& p) {
+  const index_t most_parts = exact_reduction(p.sink.op) && !draws_random(p) ? exact_reduce_parts
+                                                                             : max_reduce_parts;
   const index_t size = p.size();
   const index_t inner = p.ndim >= 2 ? p.extent[p.ndim - 1] : 0;
   const index_t rows = inner > 0 ? size / inner : 0;
   ReduceAllLaunch l;
-  l.parts = static_cast<int>(std::clamp<index_t>((size + 2047) / 2048, 1, max_reduce_parts));
+  l.parts = static_cast<int>(std::clamp<index_t>((size + 2047) / 2048, 1, most_parts));
   if (inner >= 2048 && rows >= 256) {
-    l.rows_per_part = (rows + max_reduce_parts - 1) / max_reduce_parts;
+    l.rows_per_part = (rows + most_parts - 1) / most_parts;
     l.parts = static_cast<int>((rows + l.rows_per_part - 1) / l.rows_per_part);
   }
   return l;
@@ -64,16 +88,16 @@ inline ReduceAllLaunch reduce_all_launch(const plan::BlockProgram& p) {
 /// The launch of a reduction along some axes (program.hpp's reduce_axes_kernel): 32 kept
 /// positions per CUDA block for the wide kernel set (codegen's kernel_set), else one; and
 /// segments that split the reduced positions until the grid holds about 2^18 threads, each
-/// folding at least 16 positions.
+/// folding at least 16 positions (exact_min_per_lane for `exact` sums).
 struct AxesLaunch {
   bool wide = true;
   index_t blocks = 1;
   index_t segments = 1;
 };
 
-inline AxesLaunch axes_launch(bool wide, index_t kept, index_t reduced) {
+inline AxesLaunch axes_launch(bool wide, index_t kept, index_t reduced, bool exact = false) {
   constexpr index_t target_threads = index_t{1} << 18;
-  constexpr index_t min_per_lane = 16;
+  const index_t min_per_lane = exact ? exact_min_per_lane : 16;
   constexpr index_t max_segments = 65535; // CUDA's limit on gridDim.y
   const index_t threads = kernel::block_threads_host;
   AxesLaunch l;

@@ -26,9 +26,6 @@ namespace chunked::cuda::kernel {
 
 namespace exact = scalar::exact;
 
-/// Elements whose loads a thread issues before it folds any of them into its window.
-constexpr int exact_batch = 4;
-
 /// The flags and digits of one entry, shared by the threads of a CUDA block.
 struct ExactShared {
   i64 w[1 + exact::digits];

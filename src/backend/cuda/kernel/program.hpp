@@ -297,17 +297,17 @@ CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
       unflatten<P::nd, outer>(1, a.extent, next);
       for (i64 r = r0; r < r1; ++r) {
         i64 c = threadIdx.x;
-        if constexpr (exact_sum) {
+        if constexpr (exact_sum && P::batch > 1) {
           // Loads first, then the windows' longer arithmetic, so that the loads overlap.
-          for (; c + (exact_batch - 1) * block_threads < inner; c += exact_batch * block_threads) {
-            typename P::result_type v[exact_batch];
+          for (; c + (P::batch - 1) * block_threads < inner; c += P::batch * block_threads) {
+            typename P::result_type v[P::batch];
 #pragma unroll
-            for (int u = 0; u < exact_batch; ++u) {
+            for (int u = 0; u < P::batch; ++u) {
               i[last] = c + u * block_threads;
               v[u] = P::eval(a, i);
             }
 #pragma unroll
-            for (int u = 0; u < exact_batch; ++u)
+            for (int u = 0; u < P::batch; ++u)
               fold.add(v[u], 0);
           }
         }
@@ -326,16 +326,16 @@ CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
     unflatten<P::nd, mask>(t0, a.extent, i);
     unflatten<P::nd, mask>(stride, a.extent, step);
     i64 t = t0;
-    if constexpr (exact_sum) {
-      for (; t + (exact_batch - 1) * stride < a.size; t += exact_batch * stride) {
-        typename P::result_type v[exact_batch];
+    if constexpr (exact_sum && P::batch > 1) {
+      for (; t + (P::batch - 1) * stride < a.size; t += P::batch * stride) {
+        typename P::result_type v[P::batch];
 #pragma unroll
-        for (int u = 0; u < exact_batch; ++u) {
+        for (int u = 0; u < P::batch; ++u) {
           v[u] = P::eval(a, i);
           advance<P::nd, mask>(step, a.extent, i);
         }
 #pragma unroll
-        for (int u = 0; u < exact_batch; ++u)
+        for (int u = 0; u < P::batch; ++u)
           fold.add(v[u], 0);
       }
     }
