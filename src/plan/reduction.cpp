@@ -7,9 +7,38 @@
 #include "core/checked.hpp"
 #include "plan/partial.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace chunked::plan::detail {
+
+namespace {
+
+/// Values a task folds per word of its partial state, at least, where the state is large (an
+/// exact sum's 75 words per kept element): a task that folds fewer spends more on its partials
+/// (made, written, combined) than on its values.
+constexpr index_t values_per_partial_word = 8;
+
+/// The task split of a reduction `op` of `dtype` values over `grid` along the axes in `mask`:
+/// the planner's, with tasks kept large enough for their partials where those are large.
+TaskSplit split_for(const TaskSplit& planner, const ChunkGrid& grid, std::uint32_t mask,
+                    ReduceOp op, DType dtype) {
+  TaskSplit split = planner;
+  const int words = partial_layout(op, dtype).words;
+  if (words <= 3)
+    return split;
+  index_t kept = 1; // kept elements of the largest block
+  for (index_t k = 0; k < grid.ndim(); ++k)
+    if (((mask >> k) & 1u) == 0) {
+      const auto& lengths = grid.lengths(k);
+      kept *= lengths.empty() ? 0 : *std::max_element(lengths.begin(), lengths.end());
+    }
+  split.min_task_elements =
+      std::max(split.min_task_elements, kept * words * values_per_partial_word);
+  return split;
+}
+
+} // namespace
 
 std::vector<InputRef> Planner::plan_reduce(const graph::NodePtr& n, Body body) {
   const auto& p = n->as<graph::ReduceParams>();
@@ -39,7 +68,7 @@ std::vector<TaskId> Planner::plan_reduce_tree(const graph::NodePtr& in, Body bod
   body.prog.sink.op = p.op;
   body.prog.sink.reduced_axes = mask;
   // Cutting reduced axes only: the kept axes, and so the output blocks, stay the input's.
-  const ChunkGrid grid = split_for_tasks(in->grid, mask, split_);
+  const ChunkGrid grid = split_for_tasks(in->grid, mask, split_for(split_, in->grid, mask, p.op, in->dtype));
   // A task per box of the grid, and fewer combines than that.
   expect_tasks(*in, grid, 2);
   const std::uint32_t stage = add_stage(std::move(body), grid);
