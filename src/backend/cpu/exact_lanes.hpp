@@ -124,7 +124,10 @@ void exact_tile_parts(const T* __restrict x, index_t n, ExactLanes& lanes, std::
     b2[v] = lanes.bin[2][v];
   }
   index_t k = 0;
-  for (; k + exact_lanes <= n; k += exact_lanes)
+  for (; k + exact_lanes <= n; k += exact_lanes) {
+    // The values after the tile (which the next tile's max reads), fetched while this one folds.
+    __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(x + k) +
+                                                     static_cast<std::uintptr_t>(n) * sizeof(T)));
     for (int v = 0; v < lane_vectors; ++v) {
       const scalar::exact::Parts<Lanes> p =
           scalar::exact::split(load_lanes(x + k + v * lane_width), s0v, s1v, s2v);
@@ -133,6 +136,7 @@ void exact_tile_parts(const T* __restrict x, index_t n, ExactLanes& lanes, std::
       b2[v] += p.q2;
       rest[v] |= p.rest != 0.0;
     }
+  }
   bool any = false;
   for (int v = 0; v < lane_vectors; ++v) {
     lanes.bin[0][v] = b0[v];
