@@ -119,9 +119,8 @@ Plan::TaskLabel Plan::task_label(TaskId id) const {
     return {"assemble", kind, {}};
   case TaskKind::scan: {
     const ScanStage& sc = scans[t.index];
-    return {fmt::format("{} along axis {}",
-                        graph::scan_op_name(sc.op), sc.axis),
-            kind, block_of(sc.grid, t.block)};
+    return {fmt::format("{} along axis {}", graph::scan_op_name(sc.op), sc.axis), kind,
+            block_of(sc.grid, t.block)};
   }
   case TaskKind::user: {
     const UserStage& u = users[t.index];

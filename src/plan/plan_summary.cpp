@@ -294,8 +294,8 @@ std::string group_name(const Plan& plan, const PlanSummary& s, const LeafIndex& 
     return "combine " + n + " (" + combine_name(plan.combines[g.index]) + ")";
   case Kind::scan: {
     const ScanStage& sc = plan.scans[g.index];
-    return "scan " + n + " (" + graph::scan_op_name(sc.op) +
-           " along axis " + std::to_string(sc.axis) + ")";
+    return "scan " + n + " (" + graph::scan_op_name(sc.op) + " along axis " +
+           std::to_string(sc.axis) + ")";
   }
   case Kind::user:
     return "user function " + n + " '" + plan.users[g.index].fn->name + "'";

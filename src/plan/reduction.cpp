@@ -68,7 +68,8 @@ std::vector<TaskId> Planner::plan_reduce_tree(const graph::NodePtr& in, Body bod
   body.prog.sink.op = p.op;
   body.prog.sink.reduced_axes = mask;
   // Cutting reduced axes only: the kept axes, and so the output blocks, stay the input's.
-  const ChunkGrid grid = split_for_tasks(in->grid, mask, split_for(split_, in->grid, mask, p.op, in->dtype));
+  const ChunkGrid grid =
+      split_for_tasks(in->grid, mask, split_for(split_, in->grid, mask, p.op, in->dtype));
   // A task per box of the grid, and fewer combines than that.
   expect_tasks(*in, grid, 2);
   const std::uint32_t stage = add_stage(std::move(body), grid);

@@ -11,8 +11,8 @@
 // carry and is its local scan (combining an identity would turn a -0.0 into +0.0). An exact scan
 // (ComputeOptions::exact_sums) follows the same chain, its carry being the exact running sums
 // that each task writes after its values (scan_block.hpp).
-#include "planner.hpp"
 #include "plan/scan_block.hpp"
+#include "planner.hpp"
 
 #include <vector>
 

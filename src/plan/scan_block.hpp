@@ -38,8 +38,8 @@ inline index_t scan_output_elements(graph::ScanParams::Op op, DType dtype, index
                                     index_t lines) {
   if (op != graph::ScanParams::Op::exact_sum)
     return values;
-  const std::size_t bytes = exact_state_offset(values, dtype) +
-                            static_cast<std::size_t>(lines) * exact_state_words * 8u;
+  const std::size_t bytes =
+      exact_state_offset(values, dtype) + static_cast<std::size_t>(lines) * exact_state_words * 8u;
   return static_cast<index_t>(bytes / dtype_size(dtype));
 }
 

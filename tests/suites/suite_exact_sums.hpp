@@ -260,12 +260,12 @@ TEST_F(ExactSums, CumsumsOfLargeAndSmallTermsSpecialValuesAndSignedZeros) {
   };
   for (index_t chunk : {1, 2, 3, 4}) {
     SCOPED_TRACE(chunk);
-    EXPECT_TRUE(matches(scan({1e16, 1, 1, 1}, chunk), Dense<double>({4}, {1e16, 1e16, 1e16 + 2,
-                                                                         1e16 + 4})));
+    EXPECT_TRUE(matches(scan({1e16, 1, 1, 1}, chunk),
+                        Dense<double>({4}, {1e16, 1e16, 1e16 + 2, 1e16 + 4})));
     EXPECT_TRUE(matches(scan({1, nan, 2, 3}, chunk), Dense<double>({4}, {1, nan, nan, nan})));
     EXPECT_TRUE(matches(scan({inf, 1, -inf, 2}, chunk), Dense<double>({4}, {inf, inf, nan, nan})));
-    EXPECT_TRUE(matches(scan({big, big, -big, -big}, chunk),
-                        Dense<double>({4}, {big, inf, big, 0.0})));
+    EXPECT_TRUE(
+        matches(scan({big, big, -big, -big}, chunk), Dense<double>({4}, {big, inf, big, 0.0})));
     const auto zeros = scan({-0.0, -0.0, 1, -1}, chunk);
     EXPECT_TRUE(std::signbit(zeros.data()[0]) && std::signbit(zeros.data()[1]));
     EXPECT_TRUE(zeros.data()[3] == 0.0 && !std::signbit(zeros.data()[3]));
@@ -284,7 +284,8 @@ TEST_F(ExactSums, ExactCumsumsComposeAndIntegerCumsumsAreUnchanged) {
                       map(down, [](double v) { return v * 2.0; })));
   EXPECT_TRUE(matches(cumsum(cumsum(x, 0), 1).compute(exact_options()), want_cumsum(down, 1)));
   EXPECT_TRUE(matches(cumsum(x, 0).persist(exact_options()).compute(), down));
-  EXPECT_TRUE(matches(cumsum(x, 0).sum(Axes{0}).compute(exact_options()), want_sum(down, {0}, false)));
+  EXPECT_TRUE(
+      matches(cumsum(x, 0).sum(Axes{0}).compute(exact_options()), want_sum(down, {0}, false)));
   const Dense<std::int64_t> n({6}, {1, 2, 3, 4, 5, 6});
   const auto y = make_array<Backend>(n, Chunks{4});
   EXPECT_TRUE(matches(cumsum(y, 0).compute(exact_options()),

@@ -256,8 +256,8 @@ TEST(ExactSum, RunningSumsRoundEveryPrefixCorrectly) {
     EXPECT_EQ(bits(crossing[i]), bits(want[i])) << i;
   // Floats round once from the exact value, signed zeros and specials as the entries' sums.
   const auto f = running::prefixes<float>({1.0, std::ldexp(1.0, -24), std::ldexp(1.0, -80)});
-  EXPECT_EQ(f[1], 1.0f);                              // a tie: to even
-  EXPECT_EQ(f[2], 1.0f + std::ldexp(1.0f, -23));      // the tail breaks it
+  EXPECT_EQ(f[1], 1.0f);                         // a tie: to even
+  EXPECT_EQ(f[2], 1.0f + std::ldexp(1.0f, -23)); // the tail breaks it
   const auto z = running::prefixes<double>({-0.0, -0.0, 0.0});
   EXPECT_TRUE(std::signbit(z[0]) && std::signbit(z[1]) && !std::signbit(z[2]));
   const double inf = std::numeric_limits<double>::infinity();

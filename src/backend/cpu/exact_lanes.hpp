@@ -126,8 +126,9 @@ void exact_tile_parts(const T* __restrict x, index_t n, ExactLanes& lanes, std::
   index_t k = 0;
   for (; k + exact_lanes <= n; k += exact_lanes) {
     // The values after the tile (which the next tile's max reads), fetched while this one folds.
-    __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(x + k) +
-                                                     static_cast<std::uintptr_t>(n) * sizeof(T)));
+    // (A prefetch never faults, so the address may lie past the block.)
+    __builtin_prefetch(reinterpret_cast<const char*>(x + k) +
+                       static_cast<std::size_t>(n) * sizeof(T));
     for (int v = 0; v < lane_vectors; ++v) {
       const scalar::exact::Parts<Lanes> p =
           scalar::exact::split(load_lanes(x + k + v * lane_width), s0v, s1v, s2v);
@@ -187,13 +188,13 @@ bool exact_columns_fold(const T* __restrict x, index_t len, detail::ExactColumns
   for (; k + lane_width <= len; k += lane_width) {
     const Lanes v = load_lanes(x + k);
     const Lanes limit = load_lanes(c.limit + k);
-    const LaneMask ok = std::bit_cast<Lanes>(std::bit_cast<LaneMask>(v) & magnitude) <
-                        limit; // false for a NaN
+    const LaneMask ok =
+        std::bit_cast<Lanes>(std::bit_cast<LaneMask>(v) & magnitude) < limit; // false for a NaN
     const Lanes u = std::bit_cast<Lanes>(std::bit_cast<LaneMask>(v) & ok);
     const auto bits = std::bit_cast<LaneMask>(limit);
     const scalar::exact::Parts<Lanes> p = scalar::exact::split(
-        u, std::bit_cast<Lanes>(splitter_bits(bits, 0)), std::bit_cast<Lanes>(splitter_bits(bits, 1)),
-        std::bit_cast<Lanes>(splitter_bits(bits, 2)));
+        u, std::bit_cast<Lanes>(splitter_bits(bits, 0)),
+        std::bit_cast<Lanes>(splitter_bits(bits, 1)), std::bit_cast<Lanes>(splitter_bits(bits, 2)));
     store(c.b0 + k, load_lanes(c.b0 + k) + p.q0);
     store(c.b1 + k, load_lanes(c.b1 + k) + p.q1);
     store(c.b2 + k, load_lanes(c.b2 + k) + p.q2);
@@ -206,9 +207,10 @@ bool exact_columns_fold(const T* __restrict x, index_t len, detail::ExactColumns
     const double v = static_cast<double>(x[k]);
     const bool ok = std::abs(v) < c.limit[k];
     const auto bits = std::bit_cast<long long>(c.limit[k]);
-    const scalar::exact::Parts<double> p = scalar::exact::split(
-        ok ? v : 0.0, std::bit_cast<double>(splitter_bits(bits, 0)),
-        std::bit_cast<double>(splitter_bits(bits, 1)), std::bit_cast<double>(splitter_bits(bits, 2)));
+    const scalar::exact::Parts<double> p =
+        scalar::exact::split(ok ? v : 0.0, std::bit_cast<double>(splitter_bits(bits, 0)),
+                             std::bit_cast<double>(splitter_bits(bits, 1)),
+                             std::bit_cast<double>(splitter_bits(bits, 2)));
     c.b0[k] += p.q0;
     c.b1[k] += p.q1;
     c.b2[k] += p.q2;

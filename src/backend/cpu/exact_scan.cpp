@@ -32,10 +32,10 @@ template <class T>
 void exact_scan(const plan::ScanBlock& b, const T* in, const void* carry, T* out) {
   constexpr DType dtype = dtype_v<T>;
   std::int64_t* states = states_of(reinterpret_cast<std::byte*>(out), b.size(), dtype);
-  const std::int64_t* carried =
-      b.carry_length > 0 ? states_of(static_cast<const std::byte*>(carry),
-                                     b.outer * b.carry_length * b.inner, dtype)
-                         : nullptr;
+  const std::int64_t* carried = b.carry_length > 0
+                                    ? states_of(static_cast<const std::byte*>(carry),
+                                                b.outer * b.carry_length * b.inner, dtype)
+                                    : nullptr;
   constexpr auto words = plan::exact_state_words;
   std::vector<exact::Running> run(static_cast<std::size_t>(std::min(tile_lines, b.inner)));
   for (index_t o = 0; o < b.outer; ++o)

@@ -116,17 +116,16 @@ void launch(const plan::ScanBlock& b, const T* in, const void* carry, T* out, i6
   };
   auto* states = reinterpret_cast<i64*>(states_at(out, b.size()));
   const i64* carried =
-      b.carry_length > 0
-          ? reinterpret_cast<const i64*>(
-                states_at(static_cast<const char*>(carry), b.outer * b.carry_length * b.inner))
-          : nullptr;
+      b.carry_length > 0 ? reinterpret_cast<const i64*>(states_at(
+                               static_cast<const char*>(carry), b.outer * b.carry_length * b.inner))
+                         : nullptr;
   const index_t segments = exact_scan_segments(b);
   const index_t items = b.outer * segments * b.inner;
   if (segments > 1) {
-    segment_sums_kernel<T><<<exact_grid(items), exact_threads, 0, st>>>(in, scratch, items,
-                                                                        b.length, b.inner, segments);
+    segment_sums_kernel<T><<<exact_grid(items), exact_threads, 0, st>>>(
+        in, scratch, items, b.length, b.inner, segments);
     segment_prefixes_kernel<<<exact_grid(b.lines()), exact_threads, 0, st>>>(carried, scratch,
-                                                                            b.lines(), segments);
+                                                                             b.lines(), segments);
   }
   exact_walk_kernel<T><<<exact_grid(items), exact_threads, 0, st>>>(
       in, segments > 1 ? scratch : nullptr, carried, out, states, items, b.length, b.inner,

@@ -288,9 +288,8 @@ private:
       launch(m.function(kernel_reduce_final), 1, threads, final_params, s, "reduce pass 2");
       return;
     }
-    const AxesLaunch shape =
-        axes_launch(set == KernelSet::reduce_axes_wide, args.kept, args.reduced,
-                    exact_reduction(p.sink.op));
+    const AxesLaunch shape = axes_launch(set == KernelSet::reduce_axes_wide, args.kept,
+                                         args.reduced, exact_reduction(p.sink.op));
     int segments = static_cast<int>(shape.segments);
     if (segments > 1)
       args.scratch = scratch(

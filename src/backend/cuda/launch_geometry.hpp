@@ -71,8 +71,8 @@ struct ReduceAllLaunch {
 };
 
 inline ReduceAllLaunch reduce_all_launch(const plan::BlockProgram& p) {
-  const index_t most_parts = exact_reduction(p.sink.op) && !draws_random(p) ? exact_reduce_parts
-                                                                             : max_reduce_parts;
+  const index_t most_parts =
+      exact_reduction(p.sink.op) && !draws_random(p) ? exact_reduce_parts : max_reduce_parts;
   const index_t size = p.size();
   const index_t inner = p.ndim >= 2 ? p.extent[p.ndim - 1] : 0;
   const index_t rows = inner > 0 ? size / inner : 0;

@@ -16,12 +16,12 @@ namespace chunked::cpu::strategy {
 bool choose_exact_columns(const plan::BlockProgram& p, TileProgram& tp);
 
 /// The columns of one block's run. Each column is the window of backend/common/exact_sum.hpp
-/// (its limit 2^A, from which its splitters follow, and three bins) over one entry, held in arrays so that a row's values
-/// fold into their columns in one vectorised loop: a value takes its column's window when it is
-/// finite and below the anchor's bound, which holds for all but a few values of a row; the
-/// others (a first value, a larger one, an infinity or a NaN) and the parts a window leaves
-/// (values far below the anchor) go to the entries one by one. Every path adds exactly, so the
-/// entries end with the same sums whatever went where.
+/// (its limit 2^A, from which its splitters follow, and three bins) over one entry, held in arrays
+/// so that a row's values fold into their columns in one vectorised loop: a value takes its
+/// column's window when it is finite and below the anchor's bound, which holds for all but a few
+/// values of a row; the others (a first value, a larger one, an infinity or a NaN) and the parts a
+/// window leaves (values far below the anchor) go to the entries one by one. Every path adds
+/// exactly, so the entries end with the same sums whatever went where.
 class ExactColumnsRun {
 public:
   /// Empty windows over the block's entries.
