@@ -216,6 +216,11 @@ void combine_partials(ReduceOp op, DType input, const PartialWord* a, const Part
     }
     return;
   case Accumulator::exact:
+    if (out == a && a != b) { // accumulating in place
+      for (index_t p = 0; p < n; ++p)
+        exact::combine(exact_words(out + exact::words * p), exact_words(b + exact::words * p));
+      return;
+    }
     for (index_t p = 0; p < n; ++p) {
       // Into a copy of a first: out may alias either operand.
       PartialWord acc[exact::words];
