@@ -136,10 +136,10 @@ private:
         const index_t m = std::min(range, n - p0);
         std::memcpy(a + p0 * words, first + p0 * words, static_cast<std::size_t>(m * words) * 8u);
         for (std::uint32_t j = task.inputs_begin + 1; j < task.inputs_end; ++j)
-          combine_partials(
-              c.op, c.input, a + p0 * words,
-              static_cast<const PartialWord*>(pointer(plan_.combine_inputs[j])) + p0 * words,
-              a + p0 * words, m);
+          combine_partials(c.op, c.input, a + p0 * words,
+                           static_cast<const PartialWord*>(pointer(plan_.combine_inputs[j])) +
+                               p0 * words,
+                           a + p0 * words, m);
       }
       result = a;
     }
