@@ -4,6 +4,9 @@
 
 #include "plan/plan.hpp"
 
+#include <cstddef>
+#include <cstdint>
+
 namespace chunked::plan {
 
 /// A block seen as (outer, length, inner) in C order around the scanned axis: element (o, i, j)
@@ -27,6 +30,23 @@ struct ScanBlock {
 inline std::size_t exact_state_offset(index_t values, DType dtype) {
   const std::size_t bytes = static_cast<std::size_t>(values) * dtype_size(dtype);
   return (bytes + 7) / 8 * 8;
+}
+
+/// The line states of an exact scan's output `out` (after b.size() values of `dtype`).
+inline std::int64_t* exact_states(void* out, const ScanBlock& b, DType dtype) {
+  return reinterpret_cast<std::int64_t*>(static_cast<std::byte*>(out) +
+                                         exact_state_offset(b.size(), dtype));
+}
+
+/// The line states of the carry block of b (the output of the block before along the axis), or
+/// nullptr for the first block along the axis.
+inline const std::int64_t* exact_carried_states(const void* carry, const ScanBlock& b,
+                                                DType dtype) {
+  if (b.carry_length == 0)
+    return nullptr;
+  return reinterpret_cast<const std::int64_t*>(
+      static_cast<const std::byte*>(carry) +
+      exact_state_offset(b.outer * b.carry_length * b.inner, dtype));
 }
 
 /// Int64 words of the exact state of one line.

@@ -85,6 +85,9 @@ CHUNKED_HD inline void add(Running& r, double x) {
 /// the sign's extension.
 template <class T> CHUNKED_HD inline T running_value(Running& r) {
   using F = Format<T>;
+  double special = 0;
+  if (special_value(r.flags, special)) // NaN or an infinity from here on: no rounding to do
+    return static_cast<T>(special);
   constexpr i64 mask = 0xffffffffll;
   const bool negative = r.d[digits - 1] < 0;
   const i64 extension = negative ? mask : 0;
@@ -96,9 +99,9 @@ template <class T> CHUNKED_HD inline T running_value(Running& r) {
     ++r.lo;
   if (!negative) {
     if (r.d[r.hi] == 0)
-      return F::of(Rounded{}, r.flags);
-    return F::of(round_digits(r.d, r.lo, r.hi, false, F::precision, F::min_lsb, F::max_exp),
-                 r.flags);
+      return value_of_sum<T>(Rounded{}, r.flags);
+    return value_of_sum<T>(
+        round_digits(r.d, r.lo, r.hi, false, F::precision, F::min_lsb, F::max_exp), r.flags);
   }
   // The magnitude, ~d + 1 over the range: digits below lo are zero, so the +1 enters at lo, and
   // the extension above hi turns into zeros but for what carries into hi + 1.
@@ -113,7 +116,8 @@ template <class T> CHUNKED_HD inline T running_value(Running& r) {
   int h = r.hi + 1;
   while (h > r.lo && m[h] == 0)
     --h;
-  return F::of(round_digits(m, r.lo, h, true, F::precision, F::min_lsb, F::max_exp), r.flags);
+  return value_of_sum<T>(round_digits(m, r.lo, h, true, F::precision, F::min_lsb, F::max_exp),
+                         r.flags);
 }
 
 } // namespace chunked::scalar::exact

@@ -399,63 +399,50 @@ CHUNKED_HD CHUNKED_FORCEINLINE bool negative_zero(i64 f) {
   return (f & (flag_any | flag_not_negative_zero)) == flag_any;
 }
 
-/// The double of a sum with flags f whose finite value rounds (53 bits, to -1074, up to 1023) to r.
-CHUNKED_HD inline double double_of_sum(const Rounded& r, i64 f) {
-  double special = 0;
-  if (special_value(f, special))
-    return special;
-  const u64 sign = r.negative ? u64{1} << 63 : 0;
-  switch (r.kind) {
-  case Rounded::zero:
-    return negative_zero(f) ? -0.0 : 0.0;
-  case Rounded::overflow:
-    return r.negative ? -infinity() : infinity();
-  default:
-    break;
-  }
-  if ((r.m >> 52) == 0) // subnormal: r.lsb == -1074
-    return double_of(sign | r.m);
-  return double_of(sign | (static_cast<u64>(r.lsb + 1075) << 52) | (r.m - (u64{1} << 52)));
-}
-
-/// The float of a sum with flags f whose finite value rounds (24 bits, to -149, up to 127) to r.
-CHUNKED_HD inline float float_of_sum(const Rounded& r, i64 f) {
-  double special = 0;
-  if (special_value(f, special))
-    return static_cast<float>(special);
-  const unsigned sign = r.negative ? 0x80000000u : 0u;
-  switch (r.kind) {
-  case Rounded::zero:
-    return negative_zero(f) ? -0.0f : 0.0f;
-  case Rounded::overflow:
-    return r.negative ? -static_cast<float>(infinity()) : static_cast<float>(infinity());
-  default:
-    break;
-  }
-  const auto m = static_cast<unsigned>(r.m);
-  if ((m >> 23) == 0)
-    return float_of(sign | m);
-  return float_of(sign | (static_cast<unsigned>(r.lsb + 150) << 23) | (m - (1u << 23)));
-}
-
-/// Rounding to T (double or float): its precision, least exponent of a subnormal's unit and
-/// largest exponent, and the value of a sum.
+/// Rounding to T (double or float): its precision, least exponent of a subnormal's unit, largest
+/// exponent, and its bits.
 template <class T> struct Format;
 template <> struct Format<double> {
+  using Bits = u64;
   static constexpr int precision = 53, min_lsb = -1074, max_exp = 1023;
-  CHUNKED_HD static double of(const Rounded& r, i64 f) { return double_of_sum(r, f); }
+  CHUNKED_HD static double from_bits(u64 b) { return double_of(b); }
 };
 template <> struct Format<float> {
+  using Bits = unsigned;
   static constexpr int precision = 24, min_lsb = -149, max_exp = 127;
-  CHUNKED_HD static float of(const Rounded& r, i64 f) { return float_of_sum(r, f); }
+  CHUNKED_HD static float from_bits(unsigned b) { return float_of(b); }
 };
+
+/// The T of a sum with flags f whose finite value rounds (as Format<T> says) to r.
+template <class T> CHUNKED_HD inline T value_of_sum(const Rounded& r, i64 f) {
+  using F = Format<T>;
+  using B = typename F::Bits;
+  double special = 0;
+  if (special_value(f, special))
+    return static_cast<T>(special);
+  switch (r.kind) {
+  case Rounded::zero:
+    return negative_zero(f) ? T(-0.0) : T(0.0);
+  case Rounded::overflow:
+    return static_cast<T>(r.negative ? -infinity() : infinity());
+  default:
+    break;
+  }
+  constexpr int width = F::precision - 1; // stored significand bits
+  const B sign = r.negative ? static_cast<B>(B{1} << (8 * sizeof(B) - 1)) : B{0};
+  const auto m = static_cast<B>(r.m);
+  if ((m >> width) == 0) // subnormal: r.lsb == F::min_lsb
+    return F::from_bits(sign | m);
+  return F::from_bits(sign | (static_cast<B>(r.lsb - F::min_lsb + 1) << width) |
+                      (m - (B{1} << width)));
+}
 
 /// The correctly rounded T (double or float) of w's sum: rounded once from the exact value (a
 /// float not through a double).
 template <class T, class W> CHUNKED_HD inline T rounded_sum(const W* w) {
   using F = Format<T>;
-  return F::of(round_value(w, F::precision, F::min_lsb, F::max_exp),
-               static_cast<i64>(w[flags_word]));
+  return value_of_sum<T>(round_value(w, F::precision, F::min_lsb, F::max_exp),
+                         static_cast<i64>(w[flags_word]));
 }
 
 /// The correctly rounded double of w's sum.

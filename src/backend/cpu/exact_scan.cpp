@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace chunked::cpu {
@@ -21,21 +20,10 @@ namespace exact = scalar::exact;
 /// Lines walked together: their running sums (about 560 bytes each) stay in L1 and L2.
 constexpr index_t tile_lines = 32;
 
-/// The lines' exact sums after `values` values of `dtype` in `block` (B: std::byte or const
-/// std::byte).
-template <class B> auto states_of(B* block, index_t values, DType dtype) {
-  using W = std::conditional_t<std::is_const_v<B>, const std::int64_t, std::int64_t>;
-  return reinterpret_cast<W*>(block + plan::exact_state_offset(values, dtype));
-}
-
 template <class T>
 void exact_scan(const plan::ScanBlock& b, const T* in, const void* carry, T* out) {
-  constexpr DType dtype = dtype_v<T>;
-  std::int64_t* states = states_of(reinterpret_cast<std::byte*>(out), b.size(), dtype);
-  const std::int64_t* carried = b.carry_length > 0
-                                    ? states_of(static_cast<const std::byte*>(carry),
-                                                b.outer * b.carry_length * b.inner, dtype)
-                                    : nullptr;
+  std::int64_t* states = plan::exact_states(out, b, dtype_v<T>);
+  const std::int64_t* carried = plan::exact_carried_states(carry, b, dtype_v<T>);
   constexpr auto words = plan::exact_state_words;
   std::vector<exact::Running> run(static_cast<std::size_t>(std::min(tile_lines, b.inner)));
   for (index_t o = 0; o < b.outer; ++o)

@@ -8,7 +8,6 @@
 #include "backend/cuda/launch_geometry.hpp"
 
 #include <string>
-#include <type_traits>
 
 namespace chunked::cuda {
 
@@ -109,16 +108,9 @@ unsigned exact_grid(index_t n) {
 template <class T>
 void launch(const plan::ScanBlock& b, const T* in, const void* carry, T* out, i64* scratch,
             cudaStream_t st) {
-  auto states_at = [](auto* block, index_t values) {
-    using B = std::conditional_t<std::is_const_v<std::remove_pointer_t<decltype(block)>>,
-                                 const char, char>;
-    return reinterpret_cast<B*>(block) + plan::exact_state_offset(values, dtype_v<T>);
-  };
-  auto* states = reinterpret_cast<i64*>(states_at(out, b.size()));
-  const i64* carried =
-      b.carry_length > 0 ? reinterpret_cast<const i64*>(states_at(
-                               static_cast<const char*>(carry), b.outer * b.carry_length * b.inner))
-                         : nullptr;
+  auto* states = reinterpret_cast<i64*>(plan::exact_states(out, b, dtype_v<T>));
+  const auto* carried =
+      reinterpret_cast<const i64*>(plan::exact_carried_states(carry, b, dtype_v<T>));
   const index_t segments = exact_scan_segments(b);
   const index_t items = b.outer * segments * b.inner;
   if (segments > 1) {

@@ -49,8 +49,9 @@ inline bool draws_random(const plan::BlockProgram& p) {
   return false;
 }
 
+/// Whether `op` folds into exact entries (ComputeOptions::exact_sums).
 inline bool exact_reduction(plan::ReduceOp op) {
-  return op == plan::ReduceOp::exact_sum || op == plan::ReduceOp::exact_mean;
+  return ops::reduce_accumulator(op) == ops::Accumulator::exact;
 }
 
 /// Exact sums (ComputeOptions::exact_sums) give each thread a window with a fixed cost to start
