@@ -5,6 +5,7 @@
 #include <chunked/array.hpp>
 #include <chunked/core/block_info.hpp>
 #include <chunked/core/chunk_grid.hpp>
+#include <chunked/core/view.hpp>
 
 #include <memory>
 #include <type_traits>
@@ -19,6 +20,18 @@
 ///
 /// with one view per input array in argument order. Every view is dense, C order; `out` is the
 /// output block (info.shape), which fn fills.
+///
+/// fn may instead take strided views (an addition to DESIGN 8.3):
+///
+///     fn(const BlockInfo& info, View<U> out, View<const A>... in)
+///
+/// where element (i_0, ...) of a view is `data[sum_k i_k * strides[k]]`. The runtime then hands
+/// blocks where they lie instead of copying them into dense buffers: a stencil persisted by
+/// map_overlap with such a function keeps its blocks in one buffer of the whole array with a
+/// frame of `depth` around it, filled as `boundary` says, so the next map_overlap of the same
+/// depth and boundary reads each block with its halo in place, and writes its own blocks in place
+/// (one read and one write of the array per step, as a hand-written stencil does). Views may be
+/// dense all the same (blocks of other arrays, gathered halos); fn must honour the strides.
 ///
 /// - Cpu: fn runs on a worker thread (several blocks may run at once on different threads).
 /// - Cuda: the pointers are device pointers; fn enqueues its work (its own nvcc-compiled kernel,
@@ -40,6 +53,19 @@
 ///     }, x);
 /// // A 5-point Laplacian with periodic boundaries: `in` is the block with one element of halo.
 /// auto lap = chunked::map_overlap<double>(laplacian, u, {1, 1}, chunked::Boundary::periodic);
+/// // Steps of a stencil on strided views: each step reads and writes u once, in place.
+/// auto step = [](const chunked::BlockInfo& info, chunked::View<double> out,
+///                chunked::View<const double> in) {
+///   const chunked::index_t r = in.strides[0], c = in.strides[1];
+///   for (chunked::index_t i = 0; i < info.shape[0]; ++i)
+///     for (chunked::index_t j = 0; j < info.shape[1]; ++j) {
+///       const double* m = in.data + (i + 1) * r + (j + 1) * c;
+///       out.data[i * out.strides[0] + j * out.strides[1]] =
+///           *m + 0.2 * (m[-r] + m[r] + m[-c] + m[c] - 4 * *m);
+///     }
+/// };
+/// for (int s = 0; s < 100; ++s)
+///   u = chunked::map_overlap<double>(step, u, 1, chunked::Boundary::periodic).persist();
 /// @endcode
 
 namespace chunked {
@@ -65,19 +91,46 @@ void call_block(const F& f, const BlockInfo& info, const RawView& out,
     BlockView<const A>{static_cast<const A*>(in[I].data), in[I].shape}...);
 }
 
+/// A RawView as a View<T>: its strides, or C-order ones when it is dense.
+template <class T> View<T> strided_view(const RawView& v) {
+  return View<T>{static_cast<T*>(v.data), v.shape, v.strides.empty() ? v.shape.strides() : v.strides};
+}
+
+template <class U, class... A, class F, std::size_t... I>
+void call_strided(const F& f, const BlockInfo& info, const RawView& out,
+                  const std::vector<RawView>& in, std::index_sequence<I...>) {
+  f(info, strided_view<U>(out), strided_view<const A>(in[I])...);
+}
+
+/// True when fn takes dense BlockViews, false when it takes strided Views.
+template <class U, class F, class... A> constexpr bool takes_block_views() {
+  constexpr bool dense =
+      std::is_invocable_v<const F&, const BlockInfo&, BlockView<U>, BlockView<const A>...>;
+  static_assert(
+      dense || std::is_invocable_v<const F&, const BlockInfo&, View<U>, View<const A>...>,
+      "map_blocks/map_overlap: fn must be callable as fn(const BlockInfo&, BlockView<U> out, "
+      "BlockView<const A> in...) or fn(const BlockInfo&, View<U> out, View<const A> in...), one "
+      "view per input array");
+  return dense;
+}
+
 /// `fn` with its types erased, for the graph.
 template <class U, class... A, class F>
 std::shared_ptr<const BlockFunction> erase_block_function(const char* name, F fn) {
-  static_assert(
-      std::is_invocable_v<const F&, const BlockInfo&, BlockView<U>, BlockView<const A>...>,
-      "map_blocks/map_overlap: fn must be callable as fn(const BlockInfo&, "
-      "BlockView<U> out, BlockView<const A> in...), one view per input array");
   BlockFunction erased;
   erased.name = name;
-  erased.call = [f = std::move(fn)](const BlockInfo& info, const RawView& out,
-                                    const std::vector<RawView>& in) {
-    call_block<U, A...>(f, info, out, in, std::index_sequence_for<A...>{});
-  };
+  if constexpr (takes_block_views<U, F, A...>()) {
+    erased.call = [f = std::move(fn)](const BlockInfo& info, const RawView& out,
+                                      const std::vector<RawView>& in) {
+      call_block<U, A...>(f, info, out, in, std::index_sequence_for<A...>{});
+    };
+  } else {
+    erased.strided = true;
+    erased.call = [f = std::move(fn)](const BlockInfo& info, const RawView& out,
+                                      const std::vector<RawView>& in) {
+      call_strided<U, A...>(f, info, out, in, std::index_sequence_for<A...>{});
+    };
+  }
   return std::make_shared<const BlockFunction>(std::move(erased));
 }
 

@@ -2,6 +2,7 @@
 // The engine behind compute(), persist(), write_blocks() and from_host(): resolve the backend once,
 // plan with its task split, execute.
 #include "api/exact_sums.hpp"
+#include "core/checked.hpp"
 #include "core/memory_budget.hpp"
 #include "plan/plan.hpp"
 #include "runtime/backend.hpp"
@@ -220,6 +221,70 @@ std::vector<std::shared_ptr<Buffer>> persist_rows(const graph::NodePtr& node, st
   return blocks;
 }
 
+/// A persisted stencil's values: the interior of its one buffer, which it keeps alive.
+class FramedArray final : public Buffer {
+public:
+  FramedArray(std::shared_ptr<Buffer> whole, std::size_t offset)
+      : Buffer(static_cast<char*>(whole->data()) + offset, whole->bytes() - offset,
+               whole->space()),
+        whole_(std::move(whole)) {}
+
+private:
+  std::shared_ptr<Buffer> whole_;
+};
+
+/// persist() of a map_overlap whose function takes strided views, computed on one device: its
+/// blocks written in place into one buffer of the whole array with a frame of the stencil's depth,
+/// then the frame filled for its boundary (graph::StoredData::frame), so that the next step of
+/// the same stencil reads its halos in place. nullptr where the blocks stay apart: other arrays,
+/// several devices or ranks, memory limits (whose spilling moves blocks one by one).
+graph::NodePtr persist_framed(const graph::NodePtr& node, const Resolved& on,
+                              const ComputeOptions& options, runtime::Diagnostics& diagnostics) {
+  if (node->kind != graph::NodeKind::user || node->shape.size() == 0 ||
+      options.host_memory_limit != 0 || options.device_memory_limit != 0)
+    return nullptr;
+  const auto& p = node->as<graph::UserParams>();
+  if (!p.fn->strided || p.depth.empty())
+    return nullptr;
+  runtime::ClusterComputation cluster(options);
+  if (cluster.active())
+    return nullptr;
+  const std::vector<index_t>& extent = node->shape.extents();
+  std::vector<index_t> padded(extent.size());
+  for (std::size_t k = 0; k < extent.size(); ++k)
+    padded[k] = checked_add(extent[k], checked_mul(2, p.depth[k], "a stencil's frame"),
+                            "a stencil's frame");
+  const Shape whole_shape(padded);
+  const std::vector<index_t> strides = whole_shape.strides();
+  const std::size_t esize = dtype_size(node->dtype);
+  const auto bytes = static_cast<std::size_t>(
+      checked_mul(whole_shape.size(), static_cast<index_t>(esize), "a stencil's buffer"));
+  std::shared_ptr<Buffer> whole = on.backend.framed_buffer(bytes, options, on.devices);
+  if (!whole)
+    return nullptr;
+  index_t first = 0;
+  for (std::size_t k = 0; k < extent.size(); ++k)
+    first += p.depth[k] * strides[k];
+  const std::size_t offset = static_cast<std::size_t>(first) * esize;
+  void* interior = static_cast<char*>(whole->data()) + offset;
+  plan::Request r;
+  r.node = node;
+  r.kind = plan::Request::Kind::destination;
+  r.destination = plan::Destination{interior, node->dtype, node->shape, whole->space(), strides};
+  plan::Plan plan = make_plan({r}, on, options, diagnostics, cluster);
+  execute(plan, on, options, diagnostics, cluster);
+  on.backend.fill_frame(runtime::make_frame(interior, whole->space(), node->dtype, extent, p.depth,
+                                            strides, p.boundary));
+  auto data = std::make_shared<graph::StoredData>();
+  data->dtype = node->dtype;
+  data->grid = node->grid;
+  data->borrowed = std::make_shared<FramedArray>(std::move(whole), offset);
+  data->strides = strides;
+  data->frame = p.depth;
+  data->frame_boundary = p.boundary;
+  return graph::make_stored(std::move(data));
+}
+
 } // namespace
 
 void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
@@ -235,7 +300,7 @@ void compute_into(const std::vector<HostTarget>& targets, BackendKind backend,
     plan::Request r;
     r.node = t.node;
     r.kind = plan::Request::Kind::destination;
-    r.destination = plan::Destination{t.data, t.node->dtype, t.node->shape, t.space};
+    r.destination = plan::Destination{t.data, t.node->dtype, t.node->shape, t.space, {}};
     requests.push_back(std::move(r));
   }
   runtime::ClusterComputation cluster(options);
@@ -248,6 +313,10 @@ graph::NodePtr persist(const graph::NodePtr& node, BackendKind backend,
                        const ComputeOptions& options) {
   const Resolved on = checked(backend, options);
   runtime::Diagnostics diagnostics(options, on.backend);
+  if (graph::NodePtr framed = persist_framed(node, on, options, diagnostics)) {
+    diagnostics.finish();
+    return framed;
+  }
   auto data = std::make_shared<graph::StoredData>();
   data->dtype = node->dtype;
   data->grid = node->grid;

@@ -46,7 +46,7 @@ std::pair<plan::Plan, std::string> plan_for(const graph::NodePtr& node, BackendK
     plan::Request r;
     r.node = node;
     r.kind = plan::Request::Kind::destination;
-    r.destination = plan::Destination{nullptr, node->dtype, node->shape, MemorySpace{}};
+    r.destination = plan::Destination{nullptr, node->dtype, node->shape, MemorySpace{}, {}};
     requests.push_back(std::move(r));
   }
   return {plan::make_plan(requests, on->task_split()), std::move(words)};

@@ -31,6 +31,13 @@ public:
                   std::size_t bytes) const override {
     cuda::copy_bytes(dst, to, src, from, bytes);
   }
+  std::shared_ptr<Buffer> framed_buffer(std::size_t bytes, const ComputeOptions& options,
+                                        int devices) const override {
+    const int device = cuda::single_device(options, devices);
+    return device < 0 ? nullptr
+                      : cuda::allocate_framed(device, bytes, options.device_memory_resource);
+  }
+  void fill_frame(const Frame& frame) const override { cuda::fill_frame(frame); }
   CopyRate copy_rate() const override {
     return {cuda::device_copy_rate(), "device-to-device copy on GPU 0, bytes read and written"};
   }

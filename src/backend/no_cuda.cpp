@@ -31,6 +31,18 @@ void copy_bytes(void*, MemorySpace, const void*, MemorySpace, std::size_t) {
       "Cuda backend: this build of chunked has no CUDA support, so it holds no device memory");
 }
 
+int single_device(const ComputeOptions&, int) { return -1; }
+
+std::shared_ptr<Buffer> allocate_framed(int, std::size_t, MemoryResource*) {
+  throw BackendError(
+      "Cuda backend: this build of chunked has no CUDA support, so it holds no device memory");
+}
+
+void fill_frame(const runtime::Frame&) {
+  throw BackendError(
+      "Cuda backend: this build of chunked has no CUDA support, so it holds no device memory");
+}
+
 int pointer_device(const void*) { return -1; }
 double device_copy_rate() { return 0; }
 

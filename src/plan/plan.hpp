@@ -34,6 +34,10 @@ struct Destination {
   DType dtype = DType::float64;
   Shape shape;
   MemorySpace space;
+  /// Per axis, in elements, when the array is not dense: the one buffer of a persisted stencil
+  /// (graph::StoredData::frame), which only the tasks of user functions that take strided views
+  /// write (Request::node is such a user node). Empty: C order.
+  std::vector<index_t> strides;
 };
 
 /// Where a task's result goes.
@@ -163,6 +167,15 @@ struct UserStage {
   /// What the function is told about output block `block` (device -1, no stream).
   BlockInfo info(index_t block) const;
 };
+
+/// The strides of a user task's input `ref` of `shape` as its function sees it: a region of a
+/// whole array read in place (a persisted stencil, borrowed memory) has the array's, anything
+/// else is dense (C order). `packed`: the backend reads a packed copy of the region.
+std::vector<index_t> user_input_strides(const InputRef& ref, const Shape& shape, bool packed);
+/// Where a user task writing into destination `d` puts output block `block` of `u`: the block's
+/// first element, with d's strides.
+chunked::detail::RawView user_destination(const Destination& d, const UserStage& u,
+                                          index_t block);
 
 /// A lazy leaf whose blocks are read by load tasks (Task::block is the block number in `grid`),
 /// each made only when some task reads the block, at most once per plan.

@@ -237,6 +237,17 @@ void Planner::request(const Request& r) {
                      std::string(dtype_name(r.destination.dtype)) + " does not match the array's " +
                      r.node->shape.to_string() + " " + std::string(dtype_name(r.node->dtype)));
   plan.roots.push_back(r.node);
+  if (!r.destination.strides.empty()) {
+    if (r.node->kind != NodeKind::user || !r.node->as<graph::UserParams>().fn->strided)
+      throw ValueError("internal: a strided destination is written only by a user function "
+                       "that takes strided views");
+    // A persisted stencil: its user tasks write their blocks into the one strided buffer.
+    materialize_reads(user_reads(*r.node));
+    plan.destinations.push_back(r.destination);
+    plan_user(*r.node, static_cast<int>(plan.destinations.size() - 1));
+    plan.result_blocks.emplace_back();
+    return;
+  }
   Body body = lower_root(r.node);
   materialize_reads(body);
   if (r.kind != Request::Kind::destination) {

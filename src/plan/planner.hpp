@@ -133,12 +133,16 @@ private:
 
   /// A user node's "program": no instructions, its inputs as the reads to materialise first.
   static Body user_reads(const graph::Node& n);
-  /// One user task per output block of n, each reading its inputs' blocks widened by the halo.
-  std::vector<InputRef> plan_user(const graph::Node& n);
+  /// One user task per output block of n, each reading its inputs' blocks widened by the halo,
+  /// writing into a new buffer or, given `destination`, into plan.destinations[destination]
+  /// (a persisted stencil's strided buffer).
+  std::vector<InputRef> plan_user(const graph::Node& n, int destination = -1);
   /// Input `src`'s block for user stage `u`'s output block `block`, with its halo: the block
   /// itself where it is one block of src without halo, else a gather task padding it.
   InputRef user_input(const graph::Node& src, const UserStage& u, index_t block,
                       std::vector<TaskId>& deps);
+  /// Input `src`'s block with its halo where it lies in src's one buffer (no task).
+  InputRef in_place_region(const graph::Node& src, const UserStage& u, index_t block);
 
   // ---- contract.cpp (linalg helper)
 

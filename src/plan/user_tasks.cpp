@@ -4,8 +4,12 @@
 // spans, and padded at the array's edges by the boundary mode, by the copy programs of one gather
 // task: wrapping, mirroring and repeating are index maps of step 1, -1 and 0 into a source block,
 // constant padding a constant leaf, so every backend pads with the programs it already runs and
-// no whole array is ever materialised.
+// no whole array is ever materialised. A function that takes strided views reads blocks of
+// borrowed memory and of persisted stencils where they lie instead (their halos in the stencil's
+// frame), and a persisted stencil's tasks write into its one buffer.
 #include "planner.hpp"
+
+#include "plan/borrowed.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -45,9 +49,48 @@ BlockInfo UserStage::info(index_t block) const {
   return info;
 }
 
+std::vector<index_t> user_input_strides(const InputRef& ref, const Shape& shape, bool packed) {
+  if (!packed && ref.kind == InputRef::Kind::stored)
+    if (const auto* r = dynamic_cast<const BorrowedRegion*>(ref.stored))
+      return std::vector<index_t>(r->strides().begin(), r->strides().begin() + shape.ndim());
+  return {};
+}
+
+chunked::detail::RawView user_destination(const Destination& d, const UserStage& u,
+                                          index_t block) {
+  const std::vector<index_t> idx = u.grid.block_index(block);
+  const std::vector<index_t> off = u.grid.block_offset(idx);
+  index_t at = 0;
+  for (std::size_t k = 0; k < off.size(); ++k)
+    at += off[k] * d.strides[k];
+  return {static_cast<char*>(d.data) + at * static_cast<index_t>(dtype_size(d.dtype)),
+          u.grid.block_shape(idx), d.strides};
+}
+
 namespace detail {
 
 namespace {
+
+/// Whether a user function (`fn`, `depth`, `boundary` of UserParams or UserStage) reads input
+/// `src` where it lies: src is one buffer of the whole array (borrowed memory, a persisted
+/// stencil), fn takes strided views, and every halo it needs is inside the array or in src's
+/// frame (filled for this boundary, at least as deep).
+template <class P> bool reads_in_place(const graph::Node& src, const P& p) {
+  if (!p.fn->strided || !graph::is_borrowed(src))
+    return false;
+  const bool halo = std::any_of(p.depth.begin(), p.depth.end(), [](index_t d) { return d > 0; });
+  if (!halo || p.boundary.kind == Boundary::Kind::none)
+    return true; // no halo beyond the array's edges
+  const graph::StoredData& data = *src.as<graph::StoredParams>().data;
+  if (data.frame.size() != p.depth.size())
+    return false;
+  for (std::size_t k = 0; k < p.depth.size(); ++k)
+    if (p.depth[k] > data.frame[k])
+      return false;
+  const Boundary& b = data.frame_boundary;
+  return p.boundary.kind == b.kind &&
+         (b.kind != Boundary::Kind::constant || p.boundary.value == b.value);
+}
 
 /// A run of positions along one axis of a padded input buffer and where they come from: `len`
 /// positions from `pos` read source block `block` (along this axis) from element `start` with
@@ -138,11 +181,12 @@ std::vector<index_t> c_strides(const std::vector<index_t>& ext) {
 Body Planner::user_reads(const graph::Node& n) {
   Body body;
   for (const graph::NodePtr& in : n.inputs)
-    body.stored.push_back(StoredLeafInfo{-1, in, {}});
+    if (!reads_in_place(*in, n.as<graph::UserParams>()))
+      body.stored.push_back(StoredLeafInfo{-1, in, {}});
   return body;
 }
 
-std::vector<InputRef> Planner::plan_user(const graph::Node& n) {
+std::vector<InputRef> Planner::plan_user(const graph::Node& n, int destination) {
   const auto& p = n.as<graph::UserParams>();
   expect_tasks(n, n.grid, 1 + n.inputs.size());
   plan.users.push_back(UserStage{p.fn, n.grid, p.input_grid, p.depth, p.boundary, n.dtype});
@@ -157,9 +201,10 @@ std::vector<InputRef> Planner::plan_user(const graph::Node& n) {
     }
     const auto end = static_cast<std::uint32_t>(plan.inputs.size());
     const index_t elements = n.grid.block_shape(n.grid.block_index(b)).size();
-    const TaskId id = add_task(Task{TaskKind::user, index, b, begin, end,
-                                    Output{Output::Kind::buffer, n.dtype, elements, -1}},
-                               std::move(deps));
+    const Output out = destination < 0
+                           ? Output{Output::Kind::buffer, n.dtype, elements, -1}
+                           : Output{Output::Kind::destination, n.dtype, elements, destination};
+    const TaskId id = add_task(Task{TaskKind::user, index, b, begin, end, out}, std::move(deps));
     refs.push_back(InputRef{InputRef::Kind::task, id, nullptr});
   }
   return refs;
@@ -167,6 +212,8 @@ std::vector<InputRef> Planner::plan_user(const graph::Node& n) {
 
 InputRef Planner::user_input(const graph::Node& src, const UserStage& u, index_t block,
                              std::vector<TaskId>& deps) {
+  if (reads_in_place(src, u))
+    return in_place_region(src, u, block);
   const index_t nd = src.shape.ndim();
   const std::vector<index_t> idx = u.input_grid.block_index(block);
   const std::vector<index_t> off = u.input_grid.block_offset(idx);
@@ -250,6 +297,31 @@ InputRef Planner::user_input(const graph::Node& src, const UserStage& u, index_t
   const TaskId id = add_task(t, std::move(gather_deps));
   deps.push_back(id);
   return InputRef{InputRef::Kind::task, id, nullptr};
+}
+
+InputRef Planner::in_place_region(const graph::Node& src, const UserStage& u, index_t block) {
+  const graph::StoredData& data = *src.as<graph::StoredParams>().data;
+  const auto nd = static_cast<std::size_t>(src.shape.ndim());
+  const std::vector<index_t> idx = u.input_grid.block_index(block);
+  const std::vector<index_t> off = u.input_grid.block_offset(idx);
+  const std::vector<index_t> ext = u.input_grid.block_shape(idx).extents();
+  std::array<index_t, max_ndim> lo{}, rext{}, strides{};
+  for (std::size_t k = 0; k < nd; ++k) {
+    const auto [below, above] = u.halo(idx, static_cast<index_t>(k));
+    lo[k] = off[k] - below; // below 0 in a stencil's frame
+    rext[k] = ext[k] + below + above;
+    strides[k] = data.strides[k];
+  }
+  auto key = std::make_tuple(&src, std::vector<index_t>(lo.begin(), lo.begin() + nd),
+                             std::vector<index_t>(rext.begin(), rext.begin() + nd));
+  auto [it, fresh] = borrowed_.try_emplace(std::move(key), nullptr);
+  if (fresh) {
+    auto region = std::make_shared<BorrowedRegion>(data.borrowed, dtype_size(src.dtype),
+                                                   static_cast<int>(nd), lo, rext, strides);
+    it->second = region.get();
+    plan.borrowed_regions.push_back(std::move(region));
+  }
+  return InputRef{InputRef::Kind::stored, 0, it->second};
 }
 
 } // namespace detail

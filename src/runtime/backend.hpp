@@ -5,6 +5,7 @@
 #pragma once
 
 #include "plan/plan.hpp"
+#include "runtime/frame.hpp"
 #include <chunked/core/buffer.hpp>
 #include <chunked/runtime/compute_options.hpp>
 
@@ -49,6 +50,14 @@ public:
   /// returns when they are there; BackendError for memory the backend does not hold.
   virtual void copy_bytes(void* dst, MemorySpace to, const void* src, MemorySpace from,
                           std::size_t bytes) const = 0;
+
+  /// A persisted stencil's one buffer (runtime/frame.hpp) of `bytes`, in the memory of the one
+  /// device a computation with `options` runs on (`devices` as for execute); nullptr when it
+  /// runs on several, where the stencil's blocks stay apart.
+  virtual std::shared_ptr<Buffer> framed_buffer(std::size_t bytes, const ComputeOptions& options,
+                                                int devices) const = 0;
+  /// Fills a frame in a buffer of framed_buffer() and returns when it is filled.
+  virtual void fill_frame(const Frame& frame) const = 0;
 
   /// How fast this backend's memory copies, for the report's rates: bytes read and written per
   /// second (a copy's traffic, the ceiling of a program that streams its data) and what was

@@ -14,7 +14,7 @@ inline plan::Plan plan_for(const graph::NodePtr& node, std::vector<double>& stor
   storage.assign(static_cast<std::size_t>(node->shape.size()), 0.0);
   plan::Request r;
   r.node = node;
-  r.destination = plan::Destination{storage.data(), node->dtype, node->shape, MemorySpace{}};
+  r.destination = plan::Destination{storage.data(), node->dtype, node->shape, MemorySpace{}, {}};
   return plan::make_plan({r});
 }
 

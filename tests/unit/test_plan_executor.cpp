@@ -24,7 +24,7 @@ using plan::TaskKind;
 plan::Plan plan_into(const graph::NodePtr& node, void* out, const plan::TaskSplit& split = {}) {
   plan::Request r;
   r.node = node;
-  r.destination = plan::Destination{out, node->dtype, node->shape, MemorySpace{}};
+  r.destination = plan::Destination{out, node->dtype, node->shape, MemorySpace{}, {}};
   return plan::make_plan({r}, split);
 }
 
@@ -129,7 +129,7 @@ TEST(PlanExecutor, BlocksCutIntoBoxesCountOnceInProgress) {
     float out = 0;
     std::vector<float> dense(reduce ? 0 : std::size_t{4096} * 4096);
     r.destination = plan::Destination{reduce ? &out : dense.data(), DType::float32, r.node->shape,
-                                      MemorySpace{}};
+                                      MemorySpace{}, {}};
     const plan::Plan p = plan::make_plan({r}, cpu::task_split);
     index_t programs = 0;
     for (const auto& t : p.tasks)

@@ -255,9 +255,9 @@ TEST(Planner, SharedReductionIsComputedOnce) {
   std::vector<double> o1(1), o2(100);
   plan::Request r1, r2;
   r1.node = total.node();
-  r1.destination = plan::Destination{o1.data(), DType::float64, total.shape(), MemorySpace{}};
+  r1.destination = plan::Destination{o1.data(), DType::float64, total.shape(), MemorySpace{}, {}};
   r2.node = normalised.node();
-  r2.destination = plan::Destination{o2.data(), DType::float64, normalised.shape(), MemorySpace{}};
+  r2.destination = plan::Destination{o2.data(), DType::float64, normalised.shape(), MemorySpace{}, {}};
   const plan::Plan p = plan::make_plan({r1, r2});
   index_t reduce_stages = 0;
   for (const auto& st : p.stages)

@@ -92,7 +92,7 @@ std::vector<std::byte> run(const graph::NodePtr& node, const TaskSplit& split, i
                              dtype_size(node->dtype));
   plan::Request r;
   r.node = node;
-  r.destination = plan::Destination{out.data(), node->dtype, node->shape, MemorySpace{}};
+  r.destination = plan::Destination{out.data(), node->dtype, node->shape, MemorySpace{}, {}};
   const plan::Plan p = plan::make_plan({r}, split);
   if (program_tasks) {
     *program_tasks = 0;

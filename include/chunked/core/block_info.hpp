@@ -54,16 +54,23 @@ inline constexpr Boundary Boundary::nearest{Boundary::Kind::nearest, 0};
 
 namespace detail {
 
-/// An untyped BlockView: what the runtime hands to a type-erased block function.
+/// An untyped view: what the runtime hands to a type-erased block function. `strides` (in
+/// elements, one per axis) is empty for a dense C-order block; the runtime hands strided views
+/// only to functions that take them (BlockFunction::strided).
 struct RawView {
   void* data = nullptr;
   Shape shape;
+  std::vector<index_t> strides;
 };
 
 /// A user block function with its types erased: called with the output block and the inputs (one
 /// per input array, in order). `name` says in messages which call raised ("map_blocks").
+/// `strided`: the function takes View<T> (any strides), so the runtime may hand it blocks where
+/// they lie (a persisted stencil's blocks inside one buffer with their halos, DESIGN 8.3's
+/// addition) rather than dense copies.
 struct BlockFunction {
   std::string name;
+  bool strided = false;
   std::function<void(const BlockInfo&, const RawView& out, const std::vector<RawView>& in)> call;
 };
 

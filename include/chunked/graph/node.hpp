@@ -40,9 +40,17 @@ struct StoredData {
   /// planner reads in place, block by block, at each block's offset.
   std::shared_ptr<Buffer> borrowed;
   std::vector<index_t> strides; ///< of `borrowed`, per axis, in elements
+  // ---- A persisted stencil (map_overlap of a strided function): `borrowed` is then memory the
+  // library owns, one buffer of the whole array with a frame around it
+  /// Per axis, the elements of frame on each side of the array in `borrowed`'s memory (empty: no
+  /// frame), filled as `frame_boundary` says: a map_overlap of no more depth and that boundary (or
+  /// Boundary::none) reads its blocks with their halos in place.
+  std::vector<index_t> frame;
+  Boundary frame_boundary;
 };
 
-/// True for a stored node whose values are borrowed memory (StoredData::borrowed).
+/// True for a stored node whose values are borrowed memory (StoredData::borrowed), or one buffer of
+/// the whole array (a persisted stencil, StoredData::frame).
 bool is_borrowed(const Node& n);
 
 /// A counter-based random array (DESIGN section 4): element e depends on (seed, stream, e) only.

@@ -97,10 +97,19 @@ private:
     const BlockInfo info = u.info(task.block);
     const Shape in_shape = u.input_shape(task.block);
     std::vector<chunked::detail::RawView> in;
-    for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
-      in.push_back({const_cast<void*>(pointer(plan_.inputs[j].ref)), in_shape});
+    for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j) {
+      const InputRef& ref = plan_.inputs[j].ref;
+      in.push_back({const_cast<void*>(pointer(ref)), in_shape,
+                    plan::user_input_strides(ref, in_shape, false)});
+    }
+    if (task.output.kind == Output::Kind::destination) { // a persisted stencil's one buffer
+      runtime::call_user(
+          u, info, plan::user_destination(plan_.destinations[task.output.destination], u, task.block),
+          in);
+      return;
+    }
     auto out = make_host_buffer(output_bytes(task.output, plan::ReduceOp::sum));
-    runtime::call_user(u, info, {out->data(), info.shape}, in);
+    runtime::call_user(u, info, {out->data(), info.shape, {}}, in);
     outputs_[id] = std::move(out);
   }
 
@@ -236,6 +245,13 @@ public:
       throw BackendError("Cpu backend: device memory is not the CPU backend's to copy");
     if (bytes > 0)
       std::memcpy(dst, src, bytes);
+  }
+  std::shared_ptr<Buffer> framed_buffer(std::size_t bytes, const ComputeOptions&,
+                                        int) const override {
+    return make_host_buffer(bytes);
+  }
+  void fill_frame(const runtime::Frame& frame) const override {
+    runtime::fill_frame_on_host(frame);
   }
   CopyRate copy_rate() const override { return runtime::host_copy_rate(); }
 };

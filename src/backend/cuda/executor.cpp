@@ -457,12 +457,25 @@ private:
     info.stream = static_cast<void*>(s.get());
     const Shape in_shape = u.input_shape(task.block);
     std::vector<chunked::detail::RawView> in;
-    for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
-      in.push_back({const_cast<void*>(device_pointer(d, plan_.inputs[j].ref)), in_shape});
-    auto out = d.memory.allocate(output_bytes(task.output, plan::ReduceOp::sum), s);
+    for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j) {
+      const InputRef& ref = plan_.inputs[j].ref;
+      in.push_back({const_cast<void*>(device_pointer(d, ref)), in_shape,
+                    plan::user_input_strides(ref, in_shape, copies_borrowed_region(d, ref))});
+    }
+    // A persisted stencil's tasks write into its one buffer on this device (the engine makes
+    // one only for computations on one device).
+    const bool into_destination = task.output.kind == Output::Kind::destination;
+    std::shared_ptr<Buffer> out;
+    if (!into_destination)
+      out = d.memory.allocate(output_bytes(task.output, plan::ReduceOp::sum), s);
     {
       const GpuSpan span(s, u.fn->name.c_str(), "kernel");
-      runtime::call_user(u, info, {out->data(), info.shape}, in);
+      runtime::call_user(u, info,
+                         into_destination
+                             ? plan::user_destination(
+                                   plan_.destinations[task.output.destination], u, task.block)
+                             : chunked::detail::RawView{out->data(), info.shape, {}},
+                         in);
     }
     const cudaError_t launched = cudaGetLastError();
     cudaError_t state = cudaStreamQuery(s.get());
@@ -474,7 +487,8 @@ private:
                                      "(device {}): {}",
                                      u.fn->name, runtime::block_label(info.block), d.id(),
                                      cudaGetErrorString(error)));
-    outputs_[id] = std::move(out);
+    if (!into_destination)
+      outputs_[id] = std::move(out);
   }
 
   /// A lazy leaf's block, read ahead into page-locked memory on a host thread (HostIo), copied

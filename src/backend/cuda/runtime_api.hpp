@@ -4,6 +4,7 @@
 #pragma once
 
 #include "plan/plan.hpp"
+#include "runtime/frame.hpp"
 #include <chunked/core/buffer.hpp>
 #include <chunked/runtime/compute_options.hpp>
 
@@ -37,6 +38,16 @@ std::shared_ptr<Buffer> make_transfer_buffer(std::size_t bytes,
 std::shared_ptr<Buffer> download(const Buffer& device_buffer);
 /// Copies `bytes` between host memory and a device's (`to`, `from`), synchronously.
 void copy_bytes(void* dst, MemorySpace to, const void* src, MemorySpace from, std::size_t bytes);
+
+// ---- Persisted stencils (runtime/frame.hpp)
+/// The device a computation with `options` runs on when it runs on one (`count` as for execute),
+/// else -1.
+int single_device(const ComputeOptions& options, int count);
+/// Device memory of `bytes` on `device` for a persisted stencil's one buffer, from `resource`
+/// when given (which must outlive it), ready for any stream.
+std::shared_ptr<Buffer> allocate_framed(int device, std::size_t bytes, MemoryResource* resource);
+/// Fills the frame of a persisted stencil in device memory and waits for it.
+void fill_frame(const runtime::Frame& frame);
 
 // ---- Views (interop): borrowed device memory
 /// The device whose memory `p` points into (device memory, or managed memory that lives on a
