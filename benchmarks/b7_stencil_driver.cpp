@@ -3,8 +3,12 @@
 // Laplacian(u), periodic) by map_overlap with a halo of 1, each step persisted.
 //
 //   chunked-b7-benchmark [--size 32768] [--chunk 4096] [--steps 100] [--backend cpu|cuda|auto]
-//                        [--probe stencil|interior|halo|copy]
+//                        [--probe stencil|interior|halo|copy] [--views strided|dense]
 //
+// The stencil takes strided views by default (user_code.hpp): each persisted step keeps the
+// array in one buffer with a frame of halos, and the next step reads and writes it in place.
+// `--views dense` runs the same stencil on dense blocks, each step gathering every block's halo
+// into a padded copy first.
 // The probes time what surrounds the user's kernel: `interior` runs map_overlap with a kernel
 // that only copies its block out of the padded input (the halo gather and a copy), `halo` one that
 // does nothing (the gather alone; the values are then garbage and not checked), `copy` runs
@@ -29,6 +33,8 @@
 #ifdef CHUNKED_B7_CUDA
 void b7_step_device(const chunked::BlockInfo& info, chunked::BlockView<double> out,
                     chunked::BlockView<const double> in, double alpha);
+void b7_step_device_strided(const chunked::BlockInfo& info, chunked::View<double> out,
+                            chunked::View<const double> in, double alpha);
 void b7_interior_device(const chunked::BlockInfo& info, chunked::BlockView<double> out,
                         chunked::BlockView<const double> in);
 void b7_copy_device(const chunked::BlockInfo& info, chunked::BlockView<double> out,
@@ -47,6 +53,7 @@ struct Config {
   int steps = 100;
   std::string backend = "auto";
   std::string probe = "stencil";
+  std::string views = "strided";
 };
 
 void step_host(const BlockInfo& info, BlockView<double> out, BlockView<const double> in) {
@@ -56,6 +63,19 @@ void step_host(const BlockInfo& info, BlockView<double> out, BlockView<const dou
     const double* mid = up + w;
     const double* down = mid + w;
     double* o = out.data + i * cols;
+    for (index_t j = 0; j < cols; ++j)
+      o[j] = mid[j] + alpha * (up[j] + down[j] + mid[j - 1] + mid[j + 1] - 4 * mid[j]);
+  }
+}
+
+void step_host_strided(const BlockInfo& info, View<double> out, View<const double> in) {
+  const index_t rows = info.shape.extents()[0], cols = info.shape.extents()[1];
+  const index_t w = in.strides[0], ow = out.strides[0];
+  for (index_t i = 0; i < rows; ++i) {
+    const double* up = in.data + i * w + 1;
+    const double* mid = up + w;
+    const double* down = mid + w;
+    double* o = out.data + i * ow;
     for (index_t j = 0; j < cols; ++j)
       o[j] = mid[j] + alpha * (up[j] + down[j] + mid[j - 1] + mid[j + 1] - 4 * mid[j]);
   }
@@ -137,7 +157,8 @@ int run(const Config& c, const char* where, StepFunctions<Step, Copy> fns, doubl
   const double bytes = 2.0 * static_cast<double>(n) * static_cast<double>(n) * sizeof(double);
   const double rate = bytes / per_step / 1e9;
   const double energy = u.sum().item();
-  std::printf("B7 %s on %s: %lld^2 float64 in %lld^2 chunks, %d steps\n", c.probe.c_str(), where,
+  std::printf("B7 %s (%s views) on %s: %lld^2 float64 in %lld^2 chunks, %d steps\n",
+              c.probe.c_str(), c.probe == "stencil" ? c.views.c_str() : "dense", where,
               static_cast<long long>(n), static_cast<long long>(c.chunk), c.steps);
   std::printf("  time per step   %.6f s\n", per_step);
   std::printf("  rate            %.2f GB/s (one read + one write per step)\n", rate);
@@ -162,12 +183,15 @@ bool parse(int argc, char** argv, Config& c) {
       c.backend = v;
     else if (a == "--probe")
       c.probe = v;
+    else if (a == "--views")
+      c.views = v;
     else
       return false;
   }
   return c.size > 0 && c.chunk > 0 && c.steps > 0 &&
          (c.backend == "cpu" || c.backend == "cuda" || c.backend == "auto") &&
-         (c.probe == "stencil" || c.probe == "interior" || c.probe == "halo" || c.probe == "copy");
+         (c.probe == "stencil" || c.probe == "interior" || c.probe == "halo" || c.probe == "copy") &&
+         (c.views == "strided" || c.views == "dense");
 }
 
 } // namespace
@@ -176,7 +200,8 @@ int main(int argc, char** argv) {
   Config c;
   if (!parse(argc, argv, c)) {
     std::fprintf(stderr, "usage: chunked-b7-benchmark [--size N] [--chunk C] [--steps S] "
-                         "[--backend cpu|cuda|auto] [--probe stencil|interior|halo|copy]\n");
+                         "[--backend cpu|cuda|auto] [--probe stencil|interior|halo|copy] "
+                         "[--views strided|dense]\n");
     return 2;
   }
   const std::size_t bytes =
@@ -185,6 +210,15 @@ int main(int argc, char** argv) {
     const bool gpu = c.backend == "cuda" || (c.backend == "auto" && cuda_available());
     if (gpu) {
 #ifdef CHUNKED_B7_CUDA
+      if (c.probe == "stencil" && c.views == "strided") {
+        auto step = [](const BlockInfo& info, View<double> out, View<const double> in) {
+          b7_step_device_strided(info, out, in, alpha);
+        };
+        return run<Cuda>(
+            c, "the GPU",
+            StepFunctions<decltype(step), decltype(&b7_copy_device)>{step, &b7_copy_device},
+            b7_device_copy_rate(bytes));
+      }
       const bool interior = c.probe == "interior", halo = c.probe == "halo";
       auto step = [interior, halo](const BlockInfo& info, BlockView<double> out,
                                    BlockView<const double> in) {
@@ -205,6 +239,11 @@ int main(int argc, char** argv) {
 #endif
     }
     using HostFn = void (*)(const BlockInfo&, BlockView<double>, BlockView<const double>);
+    if (c.probe == "stencil" && c.views == "strided") {
+      using StridedFn = void (*)(const BlockInfo&, View<double>, View<const double>);
+      return run<Cpu>(c, "the CPU", StepFunctions<StridedFn, HostFn>{&step_host_strided, &copy_host},
+                      host_copy_rate(bytes));
+    }
     const HostFn step = c.probe == "interior" ? &interior_host
                         : c.probe == "halo"   ? &nothing_host
                                               : &step_host;

@@ -2,6 +2,7 @@
 // B7's device half (built where CUDA is): the 5-point heat step as the user's own kernel, launched
 // on the stream chunked gives each block, and the device copy rate that B7 is measured against.
 #include <chunked/core/block_info.hpp>
+#include <chunked/core/view.hpp>
 
 #include <cuda_runtime.h>
 
@@ -27,6 +28,22 @@ __global__ void heat_kernel(double* __restrict__ out, const double* __restrict__
     const long long m = (i + 1) * w + j + 1;
     const double c = in[m];
     out[i * cols + j] = c + alpha * (in[m - w] + in[m + w] + in[m - 1] + in[m + 1] - 4 * c);
+  }
+}
+
+/// The same step on strided views: `in` starts at the block's halo, rows `in_row` apart, and `out`
+/// rows `out_row` apart (inside a persisted stencil's one buffer, both are that buffer's rows).
+__global__ void heat_kernel_strided(double* __restrict__ out, const double* __restrict__ in,
+                                    long long rows, long long cols, long long in_row,
+                                    long long out_row, double alpha) {
+  const long long j = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (j >= cols)
+    return;
+  for (long long i = blockIdx.y; i < rows; i += gridDim.y) {
+    const long long m = (i + 1) * in_row + j + 1;
+    const double c = in[m];
+    out[i * out_row + j] =
+        c + alpha * (in[m - in_row] + in[m + in_row] + in[m - 1] + in[m + 1] - 4 * c);
   }
 }
 
@@ -61,6 +78,17 @@ void b7_step_device(const chunked::BlockInfo& info, chunked::BlockView<double> o
   if (rows > 0 && cols > 0)
     heat_kernel<<<row_grid(rows, cols), row_threads, 0, static_cast<cudaStream_t>(info.stream)>>>(
         out.data, in.data, rows, cols, alpha);
+}
+
+void b7_step_device_strided(const chunked::BlockInfo& info, chunked::View<double> out,
+                            chunked::View<const double> in, double alpha) {
+  const long long rows = info.shape.extents()[0], cols = info.shape.extents()[1];
+  if (in.strides[1] != 1 || out.strides[1] != 1)
+    throw std::invalid_argument("b7: rows must be contiguous");
+  if (rows > 0 && cols > 0)
+    heat_kernel_strided<<<row_grid(rows, cols), row_threads, 0,
+                          static_cast<cudaStream_t>(info.stream)>>>(
+        out.data, in.data, rows, cols, in.strides[0], out.strides[0], alpha);
 }
 
 void b7_interior_device(const chunked::BlockInfo& info, chunked::BlockView<double> out,
