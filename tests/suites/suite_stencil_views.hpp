@@ -101,8 +101,9 @@ void expect_two_steps(const Extents& shape, const Chunks& chunks, const std::vec
   EXPECT_TRUE(matches(z.compute(), twice));
   EXPECT_EQ(second.calls.load(), x.numblocks());
   // Read in place: strided wherever a block is narrower than the buffer's rows.
-  if (keeps_frames() && shape.size() > 1 && chunks.lengths().back() < shape.back())
+  if (keeps_frames() && shape.size() > 1 && chunks.lengths().back() < shape.back()) {
     EXPECT_EQ(second.strided.load(), x.numblocks());
+  }
 }
 
 TEST_F(StencilViews, TwoPersistedStepsMatchTheReferenceOnEveryBoundaryAndChunking) {
