@@ -190,7 +190,8 @@ bool parse(int argc, char** argv, Config& c) {
   }
   return c.size > 0 && c.chunk > 0 && c.steps > 0 &&
          (c.backend == "cpu" || c.backend == "cuda" || c.backend == "auto") &&
-         (c.probe == "stencil" || c.probe == "interior" || c.probe == "halo" || c.probe == "copy") &&
+         (c.probe == "stencil" || c.probe == "interior" || c.probe == "halo" ||
+          c.probe == "copy") &&
          (c.views == "strided" || c.views == "dense");
 }
 
@@ -241,7 +242,8 @@ int main(int argc, char** argv) {
     using HostFn = void (*)(const BlockInfo&, BlockView<double>, BlockView<const double>);
     if (c.probe == "stencil" && c.views == "strided") {
       using StridedFn = void (*)(const BlockInfo&, View<double>, View<const double>);
-      return run<Cpu>(c, "the CPU", StepFunctions<StridedFn, HostFn>{&step_host_strided, &copy_host},
+      return run<Cpu>(c, "the CPU",
+                      StepFunctions<StridedFn, HostFn>{&step_host_strided, &copy_host},
                       host_copy_rate(bytes));
     }
     const HostFn step = c.probe == "interior" ? &interior_host

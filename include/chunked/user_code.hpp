@@ -93,7 +93,8 @@ void call_block(const F& f, const BlockInfo& info, const RawView& out,
 
 /// A RawView as a View<T>: its strides, or C-order ones when it is dense.
 template <class T> View<T> strided_view(const RawView& v) {
-  return View<T>{static_cast<T*>(v.data), v.shape, v.strides.empty() ? v.shape.strides() : v.strides};
+  return View<T>{static_cast<T*>(v.data), v.shape,
+                 v.strides.empty() ? v.shape.strides() : v.strides};
 }
 
 template <class U, class... A, class F, std::size_t... I>

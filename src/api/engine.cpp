@@ -225,8 +225,7 @@ std::vector<std::shared_ptr<Buffer>> persist_rows(const graph::NodePtr& node, st
 class FramedArray final : public Buffer {
 public:
   FramedArray(std::shared_ptr<Buffer> whole, std::size_t offset)
-      : Buffer(static_cast<char*>(whole->data()) + offset, whole->bytes() - offset,
-               whole->space()),
+      : Buffer(static_cast<char*>(whole->data()) + offset, whole->bytes() - offset, whole->space()),
         whole_(std::move(whole)) {}
 
 private:

@@ -174,8 +174,7 @@ struct UserStage {
 std::vector<index_t> user_input_strides(const InputRef& ref, const Shape& shape, bool packed);
 /// Where a user task writing into destination `d` puts output block `block` of `u`: the block's
 /// first element, with d's strides.
-chunked::detail::RawView user_destination(const Destination& d, const UserStage& u,
-                                          index_t block);
+chunked::detail::RawView user_destination(const Destination& d, const UserStage& u, index_t block);
 
 /// A lazy leaf whose blocks are read by load tasks (Task::block is the block number in `grid`),
 /// each made only when some task reads the block, at most once per plan.

@@ -56,8 +56,7 @@ std::vector<index_t> user_input_strides(const InputRef& ref, const Shape& shape,
   return {};
 }
 
-chunked::detail::RawView user_destination(const Destination& d, const UserStage& u,
-                                          index_t block) {
+chunked::detail::RawView user_destination(const Destination& d, const UserStage& u, index_t block) {
   const std::vector<index_t> idx = u.grid.block_index(block);
   const std::vector<index_t> off = u.grid.block_offset(idx);
   index_t at = 0;

@@ -86,8 +86,7 @@ void laplacian_strided_device(const BlockInfo& info, View<double> out, View<cons
   if (in.strides[1] != 1 || out.strides[1] != 1)
     throw std::invalid_argument("rows must be contiguous");
   if (r * c > 0)
-    laplacian_strided_kernel<<<blocks_for(r * c), 256, 0,
-                               static_cast<cudaStream_t>(info.stream)>>>(
+    laplacian_strided_kernel<<<blocks_for(r * c), 256, 0, static_cast<cudaStream_t>(info.stream)>>>(
         out.data, in.data, r, c, in.strides[0], out.strides[0]);
 }
 

@@ -37,7 +37,7 @@ template <class T> bool is_strided(const View<T>& v) { return !v.is_c_contiguous
 /// reading `in` (the block with its halo) and writing `out` through their strides.
 auto window_sum_fn(std::vector<index_t> depth, Boundary b, Calls& calls) {
   return [depth = std::move(depth), b, &calls](const BlockInfo& info, View<double> out,
-                                                View<const double> in) {
+                                               View<const double> in) {
     ++calls.calls;
     if (is_strided(in))
       ++calls.strided;
@@ -131,16 +131,17 @@ TEST_F(StencilViews, ThePersistedStepReadsEveryBlockInPlace) {
                                   Boundary::periodic)
                   .persist();
   const A z = map_overlap<double>(
-      [&b](const BlockInfo& info, View<double> out, View<const double> in) {
-        ++b.calls;
-        // The block with its halo, inside the one buffer of 12 + 2 rows of 10 + 2.
-        if (in.strides == std::vector<index_t>{12, 1} && out.strides == std::vector<index_t>{12, 1})
-          ++b.strided;
-        for (index_t i = 0; i < info.shape[0]; ++i)
-          for (index_t j = 0; j < info.shape[1]; ++j)
-            out.data[i * 12 + j] = in.data[(i + 1) * 12 + j + 1];
-      },
-      y, {1, 1}, Boundary::periodic)
+                  [&b](const BlockInfo& info, View<double> out, View<const double> in) {
+                    ++b.calls;
+                    // The block with its halo, inside the one buffer of 12 + 2 rows of 10 + 2.
+                    if (in.strides == std::vector<index_t>{12, 1} &&
+                        out.strides == std::vector<index_t>{12, 1})
+                      ++b.strided;
+                    for (index_t i = 0; i < info.shape[0]; ++i)
+                      for (index_t j = 0; j < info.shape[1]; ++j)
+                        out.data[i * 12 + j] = in.data[(i + 1) * 12 + j + 1];
+                  },
+                  y, {1, 1}, Boundary::periodic)
                   .persist();
   EXPECT_EQ(b.calls.load(), x.numblocks());
   EXPECT_EQ(b.strided.load(), x.numblocks());
@@ -174,11 +175,11 @@ TEST_F(StencilViews, APersistedStencilReadsAsAnyOtherArray) {
       y);
   EXPECT_TRUE(matches(copy.compute(), once));
   // Another boundary, a deeper halo and none: the same values as from dense blocks.
-  for (const auto& [depth, b] : std::vector<std::pair<std::vector<index_t>, Boundary>>{
-           {{1, 1}, Boundary::periodic},
-           {{2, 1}, Boundary::reflect},
-           {{1, 1}, Boundary::none},
-           {{1, 0}, Boundary::constant(2.5)}}) {
+  for (const auto& [depth, b] :
+       std::vector<std::pair<std::vector<index_t>, Boundary>>{{{1, 1}, Boundary::periodic},
+                                                              {{2, 1}, Boundary::reflect},
+                                                              {{1, 1}, Boundary::none},
+                                                              {{1, 0}, Boundary::constant(2.5)}}) {
     SCOPED_TRACE(boundary_name(b));
     Calls c;
     EXPECT_TRUE(matches(map_overlap<double>(window_sum_fn(depth, b, c), y, depth, b).compute(),
@@ -202,7 +203,8 @@ TEST_F(StencilViews, StridedMapBlocksReadsBlocksWhereTheyLie) {
     const A x = make_array<Backend>(ref, c);
     EXPECT_TRUE(matches(map_blocks<double>(twice, x).compute(), want));
     EXPECT_TRUE(matches(map_blocks<double>(twice, x + 0.0).persist().compute(), want));
-    const auto view = from_host_view<Backend>(std::span<const double>(ref.values()), Shape{7, 8}, c);
+    const auto view =
+        from_host_view<Backend>(std::span<const double>(ref.values()), Shape{7, 8}, c);
     EXPECT_TRUE(matches(map_blocks<double>(twice, view).compute(), want));
   }
 }
@@ -233,9 +235,9 @@ TEST_F(StencilViews, FramesOfEveryElementSize) {
       using T = decltype(tag);
       auto x = make_array<Backend>(cast<T>(ref), Chunks{2, 4});
       for (int s = 0; s < 2; ++s)
-        x = map_overlap<T>(
-                [&](const BlockInfo& info, View<T> out, View<const T> in) { shifted(info, out, in); },
-                x, {1, 1}, b)
+        x = map_overlap<T>([&](const BlockInfo& info, View<T> out,
+                               View<const T> in) { shifted(info, out, in); },
+                           x, {1, 1}, b)
                 .persist();
       EXPECT_TRUE(matches(x.compute(), cast<T>(two))) << typeid(T).name();
     };
@@ -258,11 +260,11 @@ TEST_F(StencilViews, AUserExceptionInAPersistedStepLeavesTheRuntimeUsable) {
       {"the stencil gave up", "(1, 1)"});
   Calls calls;
   const Dense<double> ref = from_ndarray(x.compute());
-  EXPECT_TRUE(matches(map_overlap<double>(window_sum_fn({1, 1}, Boundary::nearest, calls), x, 1,
-                                          Boundary::nearest)
-                          .persist()
-                          .compute(),
-                      window_sums(ref, {1, 1}, Boundary::nearest)));
+  EXPECT_TRUE(matches(
+      map_overlap<double>(window_sum_fn({1, 1}, Boundary::nearest, calls), x, 1, Boundary::nearest)
+          .persist()
+          .compute(),
+      window_sums(ref, {1, 1}, Boundary::nearest)));
 }
 
 TEST_F(StencilViews, MemoryLimitsAndEmptyArraysKeepBlocksApart) {

@@ -38,7 +38,8 @@ inline double padded_at(const Dense<double>& x, Extents g, Boundary b) {
 
 /// Per element, the sum of the padded reference over the window of half-width `depth` around it
 /// (Boundary::none: the part of the window inside the array).
-inline Dense<double> window_sums(const Dense<double>& ref, const std::vector<index_t>& depth, Boundary b) {
+inline Dense<double> window_sums(const Dense<double>& ref, const std::vector<index_t>& depth,
+                                 Boundary b) {
   const std::size_t nd = depth.size();
   Extents win(nd);
   for (std::size_t k = 0; k < nd; ++k)
@@ -60,8 +61,9 @@ inline Dense<double> window_sums(const Dense<double>& ref, const std::vector<ind
   });
 }
 
-inline const std::vector<Boundary> all_boundaries = {Boundary::none, Boundary::periodic, Boundary::reflect,
-                                              Boundary::nearest, Boundary::constant(-3.5)};
+inline const std::vector<Boundary> all_boundaries = {Boundary::none, Boundary::periodic,
+                                                     Boundary::reflect, Boundary::nearest,
+                                                     Boundary::constant(-3.5)};
 
 inline std::string boundary_name(Boundary b) {
   const char* names[] = {"none", "periodic", "reflect", "nearest", "constant"};

@@ -128,8 +128,8 @@ TEST(PlanExecutor, BlocksCutIntoBoxesCountOnceInProgress) {
     r.node = reduce ? x.sum().node() : x.node();
     float out = 0;
     std::vector<float> dense(reduce ? 0 : std::size_t{4096} * 4096);
-    r.destination = plan::Destination{reduce ? &out : dense.data(), DType::float32, r.node->shape,
-                                      MemorySpace{}, {}};
+    r.destination = plan::Destination{
+        reduce ? &out : dense.data(), DType::float32, r.node->shape, MemorySpace{}, {}};
     const plan::Plan p = plan::make_plan({r}, cpu::task_split);
     index_t programs = 0;
     for (const auto& t : p.tasks)

@@ -257,7 +257,8 @@ TEST(Planner, SharedReductionIsComputedOnce) {
   r1.node = total.node();
   r1.destination = plan::Destination{o1.data(), DType::float64, total.shape(), MemorySpace{}, {}};
   r2.node = normalised.node();
-  r2.destination = plan::Destination{o2.data(), DType::float64, normalised.shape(), MemorySpace{}, {}};
+  r2.destination =
+      plan::Destination{o2.data(), DType::float64, normalised.shape(), MemorySpace{}, {}};
   const plan::Plan p = plan::make_plan({r1, r2});
   index_t reduce_stages = 0;
   for (const auto& st : p.stages)

@@ -104,8 +104,8 @@ private:
     }
     if (task.output.kind == Output::Kind::destination) { // a persisted stencil's one buffer
       runtime::call_user(
-          u, info, plan::user_destination(plan_.destinations[task.output.destination], u, task.block),
-          in);
+          u, info,
+          plan::user_destination(plan_.destinations[task.output.destination], u, task.block), in);
       return;
     }
     auto out = make_host_buffer(output_bytes(task.output, plan::ReduceOp::sum));

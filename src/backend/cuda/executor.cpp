@@ -15,6 +15,7 @@
 #include "backend/cuda/runtime.hpp"
 #include "backend/cuda/runtime_api.hpp"
 #include "backend/cuda/scan.hpp"
+#include "backend/cuda/user_errors.hpp"
 #include "backend/cuda/user_stream.hpp"
 #include "plan/partial.hpp"
 #include "runtime/block_io_call.hpp"
@@ -88,7 +89,8 @@ public:
       slot->scratch.resize(slot->streams.size());
       slots_.push_back(std::move(slot));
     }
-    assign_workers();
+    // Tasks go to devices by the fixed partition that spreads them over a cluster's ranks too.
+    worker_ = runtime::partition_tasks(plan_, static_cast<int>(slots_.size()));
     // How many times each device's tasks read each stored input, so that a device copy can go
     // as soon as its last reader is queued.
     for (std::size_t t = 0; t < plan_.tasks.size(); ++t)
@@ -198,12 +200,6 @@ private:
     for (const auto& slot : slots_)
       all.insert(all.end(), slot->streams.begin(), slot->streams.end());
     return all;
-  }
-
-  /// Tasks go to devices by the fixed partition (runtime/partition.hpp) that spreads them over
-  /// the ranks of a cluster too.
-  void assign_workers() {
-    worker_ = runtime::partition_tasks(plan_, static_cast<int>(slots_.size()));
   }
 
   /// The device pointer of an input on this device, after the task's stream has been ordered
@@ -445,9 +441,9 @@ private:
     outputs_[id] = std::move(out);
   }
 
-  /// The user's function on device buffers of its inputs (each the block with its halo, padded
-  /// by its gather's kernels); it enqueues its work on the task's stream. Errors it leaves behind
-  /// (a bad launch, a kernel that already failed) are raised here, naming the block.
+  /// The user's function on its inputs on this device (blocks with their halos, gathered or in a
+  /// persisted stencil's buffer, into which it then writes too), enqueuing its work on the task's
+  /// stream. Errors it leaves behind (a bad launch, a failed kernel) are raised, naming the block.
   void run_user(runtime::TaskId id, const plan::Task& task, int worker) override {
     DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
     const Stream& s = d.stream();
@@ -462,32 +458,20 @@ private:
       in.push_back({const_cast<void*>(device_pointer(d, ref)), in_shape,
                     plan::user_input_strides(ref, in_shape, copies_borrowed_region(d, ref))});
     }
-    // A persisted stencil's tasks write into its one buffer on this device (the engine makes
-    // one only for computations on one device).
-    const bool into_destination = task.output.kind == Output::Kind::destination;
     std::shared_ptr<Buffer> out;
-    if (!into_destination)
+    chunked::detail::RawView out_view;
+    if (task.output.kind == Output::Kind::destination)
+      out_view = plan::user_destination(plan_.destinations[task.output.destination], u, task.block);
+    else {
       out = d.memory.allocate(output_bytes(task.output, plan::ReduceOp::sum), s);
+      out_view = {out->data(), info.shape, {}};
+    }
     {
       const GpuSpan span(s, u.fn->name.c_str(), "kernel");
-      runtime::call_user(u, info,
-                         into_destination
-                             ? plan::user_destination(
-                                   plan_.destinations[task.output.destination], u, task.block)
-                             : chunked::detail::RawView{out->data(), info.shape, {}},
-                         in);
+      runtime::call_user(u, info, out_view, in);
     }
-    const cudaError_t launched = cudaGetLastError();
-    cudaError_t state = cudaStreamQuery(s.get());
-    if (state == cudaErrorNotReady)
-      state = cudaSuccess;
-    const cudaError_t error = launched != cudaSuccess ? launched : state;
-    if (error != cudaSuccess)
-      throw BackendError(fmt::format("Cuda backend: the {} function left a CUDA error on block {} "
-                                     "(device {}): {}",
-                                     u.fn->name, runtime::block_label(info.block), d.id(),
-                                     cudaGetErrorString(error)));
-    if (!into_destination)
+    check_user_function(s, u.fn->name, info.block, d.id());
+    if (out)
       outputs_[id] = std::move(out);
   }
 

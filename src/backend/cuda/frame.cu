@@ -83,9 +83,8 @@ void fill_frame(const runtime::Frame& f) {
 }
 
 std::shared_ptr<Buffer> allocate_framed(int device, std::size_t bytes, MemoryResource* resource) {
-  auto buffer =
-      std::make_shared<DeviceBuffer>(device, bytes, std::make_shared<MemoryBudget>(), nullptr,
-                                     resource);
+  auto buffer = std::make_shared<DeviceBuffer>(device, bytes, std::make_shared<MemoryBudget>(),
+                                               nullptr, resource);
   // Allocated in order on the device state's stream; the computation's streams come after it.
   device_state(device).stream->synchronize("allocating a stencil's buffer");
   return buffer;
