@@ -2,7 +2,9 @@
 // An explicit 2-D heat solver with map_overlap: u <- u + alpha * laplacian(u) on a periodic
 // square, 100 steps, the total heat ("energy", which periodic boundaries conserve) printed every
 // 10 steps. Runs on the GPU when this build has CUDA and a device is visible (the step is then
-// a device kernel, heat_equation_kernel.cu), else on the CPU.
+// a device kernel, heat_equation_kernel.cu), else on the CPU. The step takes strided views, so
+// each persisted step keeps the plate in one buffer with a frame of halos, and the next step
+// reads and writes it in place (rows are contiguous: strides[1] is 1).
 //
 //   chunked_example_heat_equation [--size N] [--chunk C] [--steps S]
 #include <chunked/chunked.hpp>
@@ -16,25 +18,26 @@
 
 #ifdef CHUNKED_EXAMPLE_CUDA
 // heat_equation_kernel.cu: the same step as heat_step below, as a kernel on info.stream.
-void heat_step_device(const chunked::BlockInfo& info, chunked::BlockView<double> out,
-                      chunked::BlockView<const double> in, double alpha);
+void heat_step_device(const chunked::BlockInfo& info, chunked::View<double> out,
+                      chunked::View<const double> in, double alpha);
 #endif
 
 namespace {
 
 constexpr double alpha = 0.2; // stable for the explicit scheme: alpha <= 1/4
 
-/// One step on one block: `in` is the block with one element of halo on every side.
-void heat_step(const chunked::BlockInfo& info, chunked::BlockView<double> out,
-               chunked::BlockView<const double> in) {
+/// One step on one block: `in` is the block with one element of halo on every side, its rows
+/// in.strides[0] elements apart; out's rows are out.strides[0] apart.
+void heat_step(const chunked::BlockInfo& info, chunked::View<double> out,
+               chunked::View<const double> in) {
   const chunked::index_t rows = info.shape.extents()[0], cols = info.shape.extents()[1];
-  const chunked::index_t w = cols + 2;
+  const chunked::index_t w = in.strides[0];
   for (chunked::index_t i = 0; i < rows; ++i)
     for (chunked::index_t j = 0; j < cols; ++j) {
       const chunked::index_t m = (i + 1) * w + j + 1;
       const double lap =
           in.data[m - w] + in.data[m + w] + in.data[m - 1] + in.data[m + 1] - 4 * in.data[m];
-      out.data[i * cols + j] = in.data[m] + alpha * lap;
+      out.data[i * out.strides[0] + j] = in.data[m] + alpha * lap;
     }
 }
 
@@ -89,8 +92,8 @@ int main(int argc, char** argv) {
     if (chunked::cuda_available())
       return solve<chunked::Cuda>(
           "the GPU", n, chunk, steps,
-          [](const chunked::BlockInfo& info, chunked::BlockView<double> out,
-             chunked::BlockView<const double> in) { heat_step_device(info, out, in, alpha); });
+          [](const chunked::BlockInfo& info, chunked::View<double> out,
+             chunked::View<const double> in) { heat_step_device(info, out, in, alpha); });
 #endif
     return solve<chunked::Cpu>("the CPU", n, chunk, steps, heat_step);
   } catch (const chunked::Error& e) {
