@@ -2,7 +2,7 @@
 // Frames of persisted stencils (frame.hpp): their boxes, and their fill in host memory.
 #include "runtime/frame.hpp"
 
-#include "backend/common/frame_map.hpp"
+#include "runtime/frame_map.hpp"
 
 #include <cstring>
 

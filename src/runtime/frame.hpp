@@ -23,7 +23,7 @@ struct Frame {
   std::size_t element_bytes = 8;
   int ndim = 0;
   std::array<index_t, max_ndim> extent{}, depth{}, strides{};
-  int mode = 0;               ///< frame::Mode (backend/common/frame_map.hpp)
+  int mode = 0;               ///< frame::Mode (runtime/frame_map.hpp)
   std::uint64_t constant = 0; ///< Boundary::Kind::constant: the value's bytes in the element type
 };
 
