@@ -29,6 +29,6 @@ void heat_step_device(const chunked::BlockInfo& info, chunked::View<double> out,
     return;
   // Enqueue only: chunked orders the stream after the inputs and before the readers.
   heat_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0,
-                static_cast<cudaStream_t>(info.stream)>>>(out.data, in.data, rows, cols, in.strides[0],
-                                                          out.strides[0], alpha);
+                static_cast<cudaStream_t>(info.stream)>>>(out.data, in.data, rows, cols,
+                                                          in.strides[0], out.strides[0], alpha);
 }

@@ -232,6 +232,37 @@ private:
   std::shared_ptr<Buffer> whole_;
 };
 
+/// Where a persisted stencil's values lie in its one buffer: a frame of `depth` around the array,
+/// rows padded so that every row of values starts on a 128-byte boundary (whole cache lines and
+/// memory sectors for the stencil's stores, given an aligned buffer).
+struct FramedLayout {
+  std::vector<index_t> strides; ///< per axis, in elements
+  std::size_t offset = 0;       ///< bytes from the buffer's start to the array's first element
+  std::size_t bytes = 0;        ///< of the whole buffer
+
+  FramedLayout(const std::vector<index_t>& extent, const std::vector<index_t>& depth,
+               std::size_t esize) {
+    const char* what = "a stencil's buffer";
+    const auto align = static_cast<index_t>(std::max<std::size_t>(1, 128 / esize));
+    const std::size_t nd = extent.size();
+    strides.assign(nd, 1);
+    index_t size = 1, first = 0;
+    for (std::size_t k = nd; k-- > 0;) {
+      index_t padded = checked_add(extent[k], checked_mul(2, depth[k], what), what);
+      if (k + 1 == nd)
+        padded = checked_mul((padded + align - 1) / align, align, what);
+      strides[k] = size;
+      size = checked_mul(size, padded, what);
+      first = checked_add(first, checked_mul(depth[k], strides[k], what), what);
+    }
+    // Elements before the frame, so that the first value of every row is aligned.
+    const index_t lead = nd == 0 ? 0 : (align - depth[nd - 1] % align) % align;
+    offset = static_cast<std::size_t>(lead + first) * esize;
+    bytes = static_cast<std::size_t>(
+        checked_mul(checked_add(lead, size, what), static_cast<index_t>(esize), what));
+  }
+};
+
 /// persist() of a map_overlap whose function takes strided views, computed on one device: its
 /// blocks written in place into one buffer of the whole array with a frame of the stencil's depth,
 /// then the frame filled for its boundary (graph::StoredData::frame), so that the next step of
@@ -248,36 +279,24 @@ graph::NodePtr persist_framed(const graph::NodePtr& node, const Resolved& on,
   runtime::ClusterComputation cluster(options);
   if (cluster.active())
     return nullptr;
-  const std::vector<index_t>& extent = node->shape.extents();
-  std::vector<index_t> padded(extent.size());
-  for (std::size_t k = 0; k < extent.size(); ++k)
-    padded[k] = checked_add(extent[k], checked_mul(2, p.depth[k], "a stencil's frame"),
-                            "a stencil's frame");
-  const Shape whole_shape(padded);
-  const std::vector<index_t> strides = whole_shape.strides();
-  const std::size_t esize = dtype_size(node->dtype);
-  const auto bytes = static_cast<std::size_t>(
-      checked_mul(whole_shape.size(), static_cast<index_t>(esize), "a stencil's buffer"));
-  std::shared_ptr<Buffer> whole = on.backend.framed_buffer(bytes, options, on.devices);
+  const FramedLayout layout(node->shape.extents(), p.depth, dtype_size(node->dtype));
+  std::shared_ptr<Buffer> whole = on.backend.framed_buffer(layout.bytes, options, on.devices);
   if (!whole)
     return nullptr;
-  index_t first = 0;
-  for (std::size_t k = 0; k < extent.size(); ++k)
-    first += p.depth[k] * strides[k];
-  const std::size_t offset = static_cast<std::size_t>(first) * esize;
-  void* interior = static_cast<char*>(whole->data()) + offset;
+  void* interior = static_cast<char*>(whole->data()) + layout.offset;
+  const std::vector<index_t>& strides = layout.strides;
   plan::Request r;
   r.node = node;
   r.kind = plan::Request::Kind::destination;
   r.destination = plan::Destination{interior, node->dtype, node->shape, whole->space(), strides};
   plan::Plan plan = make_plan({r}, on, options, diagnostics, cluster);
   execute(plan, on, options, diagnostics, cluster);
-  on.backend.fill_frame(runtime::make_frame(interior, whole->space(), node->dtype, extent, p.depth,
-                                            strides, p.boundary));
+  on.backend.fill_frame(runtime::make_frame(interior, whole->space(), node->dtype,
+                                            node->shape.extents(), p.depth, strides, p.boundary));
   auto data = std::make_shared<graph::StoredData>();
   data->dtype = node->dtype;
   data->grid = node->grid;
-  data->borrowed = std::make_shared<FramedArray>(std::move(whole), offset);
+  data->borrowed = std::make_shared<FramedArray>(std::move(whole), layout.offset);
   data->strides = strides;
   data->frame = p.depth;
   data->frame_boundary = p.boundary;

@@ -13,6 +13,7 @@
 #include "support/reference_shape.hpp"
 
 #include <atomic>
+#include <cstdint>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -130,19 +131,19 @@ TEST_F(StencilViews, ThePersistedStepReadsEveryBlockInPlace) {
   const A y = map_overlap<double>(window_sum_fn({1, 1}, Boundary::periodic, a), x, {1, 1},
                                   Boundary::periodic)
                   .persist();
-  const A z = map_overlap<double>(
-                  [&b](const BlockInfo& info, View<double> out, View<const double> in) {
-                    ++b.calls;
-                    // The block with its halo, inside the one buffer of 12 + 2 rows of 10 + 2.
-                    if (in.strides == std::vector<index_t>{12, 1} &&
-                        out.strides == std::vector<index_t>{12, 1})
-                      ++b.strided;
-                    for (index_t i = 0; i < info.shape[0]; ++i)
-                      for (index_t j = 0; j < info.shape[1]; ++j)
-                        out.data[i * 12 + j] = in.data[(i + 1) * 12 + j + 1];
-                  },
-                  y, {1, 1}, Boundary::periodic)
-                  .persist();
+  // The block with its halo, inside the one buffer of 12 + 2 rows of 10 + 2 values padded to 16
+  // (128 bytes), each row's first value on a 64-byte boundary at least.
+  auto centre = [&b](const BlockInfo& info, View<double> out, View<const double> in) {
+    ++b.calls;
+    const auto row_start = reinterpret_cast<std::uintptr_t>(out.data - info.offset[1]);
+    if (in.strides == std::vector<index_t>{16, 1} && out.strides == std::vector<index_t>{16, 1} &&
+        row_start % 64 == 0)
+      ++b.strided;
+    for (index_t i = 0; i < info.shape[0]; ++i)
+      for (index_t j = 0; j < info.shape[1]; ++j)
+        out.data[i * 16 + j] = in.data[(i + 1) * 16 + j + 1];
+  };
+  const A z = map_overlap<double>(centre, y, {1, 1}, Boundary::periodic).persist();
   EXPECT_EQ(b.calls.load(), x.numblocks());
   EXPECT_EQ(b.strided.load(), x.numblocks());
   EXPECT_TRUE(matches(z.compute(), window_sums(ref, {1, 1}, Boundary::periodic)));

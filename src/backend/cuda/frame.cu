@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Persisted stencils on a GPU (runtime_api.hpp): their one buffer, and the fill of its frame, one
 // kernel per slab of the frame, each element copied from where frame_source says.
-#include "runtime/frame_map.hpp"
 #include "backend/cuda/runtime.hpp"
 #include "backend/cuda/runtime_api.hpp"
 #include "runtime/frame.hpp"
+#include "runtime/frame_map.hpp"
 
 #include <algorithm>
 #include <cstdint>
