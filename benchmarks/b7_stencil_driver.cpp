@@ -56,29 +56,27 @@ struct Config {
   std::string views = "strided";
 };
 
-void step_host(const BlockInfo& info, BlockView<double> out, BlockView<const double> in) {
-  const index_t rows = info.shape.extents()[0], cols = info.shape.extents()[1], w = cols + 2;
+/// One step of `rows` x `cols` values: `in` starts at the block's halo, its rows `w` apart, and
+/// `out`'s rows are `ow` apart.
+void step_rows(index_t rows, index_t cols, const double* in, index_t w, double* out, index_t ow) {
   for (index_t i = 0; i < rows; ++i) {
-    const double* up = in.data + i * w + 1;
+    const double* up = in + i * w + 1;
     const double* mid = up + w;
     const double* down = mid + w;
-    double* o = out.data + i * cols;
+    double* o = out + i * ow;
     for (index_t j = 0; j < cols; ++j)
       o[j] = mid[j] + alpha * (up[j] + down[j] + mid[j - 1] + mid[j + 1] - 4 * mid[j]);
   }
 }
 
-void step_host_strided(const BlockInfo& info, View<double> out, View<const double> in) {
+void step_host(const BlockInfo& info, BlockView<double> out, BlockView<const double> in) {
   const index_t rows = info.shape.extents()[0], cols = info.shape.extents()[1];
-  const index_t w = in.strides[0], ow = out.strides[0];
-  for (index_t i = 0; i < rows; ++i) {
-    const double* up = in.data + i * w + 1;
-    const double* mid = up + w;
-    const double* down = mid + w;
-    double* o = out.data + i * ow;
-    for (index_t j = 0; j < cols; ++j)
-      o[j] = mid[j] + alpha * (up[j] + down[j] + mid[j - 1] + mid[j + 1] - 4 * mid[j]);
-  }
+  step_rows(rows, cols, in.data, cols + 2, out.data, cols);
+}
+
+void step_host_strided(const BlockInfo& info, View<double> out, View<const double> in) {
+  step_rows(info.shape.extents()[0], info.shape.extents()[1], in.data, in.strides[0], out.data,
+            out.strides[0]);
 }
 
 void interior_host(const BlockInfo& info, BlockView<double> out, BlockView<const double> in) {

@@ -90,6 +90,11 @@ private:
   InputRef read_borrowed(const StoredLeafInfo& info, const std::array<index_t, max_ndim>& origin,
                          const std::array<index_t, max_ndim>& extent, int ndim, AffineMap& map,
                          AffineMap& packed);
+  /// The region of borrowed (or persisted stencil's) array `src` at `lo` of `extent`, read with
+  /// the array's `strides`: one per box and plan (plan/borrowed.hpp).
+  InputRef borrowed_region(const graph::Node& src, const std::array<index_t, max_ndim>& lo,
+                           const std::array<index_t, max_ndim>& extent,
+                           const std::array<index_t, max_ndim>& strides);
   /// The gather task copying the box of src at `lo` of extents `rext` (spanning its blocks
   /// `blo` to `bhi`) into one C-order buffer, made once per box.
   TaskId add_gather(const graph::Node& src, const std::vector<index_t>& lo,

@@ -71,12 +71,20 @@ InputRef Planner::read_borrowed(const StoredLeafInfo& info,
       add_scaled(packed, dense.map.coef[d], axis, ndim);
     }
   }
+  return borrowed_region(src, lo, rext, strides);
+}
+
+InputRef Planner::borrowed_region(const Node& src, const std::array<index_t, max_ndim>& lo,
+                                  const std::array<index_t, max_ndim>& extent,
+                                  const std::array<index_t, max_ndim>& strides) {
+  const auto nd = static_cast<std::size_t>(src.shape.ndim());
   auto key = std::make_tuple(&src, std::vector<index_t>(lo.begin(), lo.begin() + nd),
-                             std::vector<index_t>(rext.begin(), rext.begin() + nd));
+                             std::vector<index_t>(extent.begin(), extent.begin() + nd));
   auto [it, fresh] = borrowed_.try_emplace(std::move(key), nullptr);
   if (fresh) {
-    auto region = std::make_shared<BorrowedRegion>(data.borrowed, dtype_size(src.dtype),
-                                                   static_cast<int>(nd), lo, rext, strides);
+    auto region = std::make_shared<BorrowedRegion>(src.as<graph::StoredParams>().data->borrowed,
+                                                   dtype_size(src.dtype), static_cast<int>(nd), lo,
+                                                   extent, strides);
     it->second = region.get();
     plan.borrowed_regions.push_back(std::move(region));
   }

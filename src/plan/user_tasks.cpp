@@ -311,16 +311,7 @@ InputRef Planner::in_place_region(const graph::Node& src, const UserStage& u, in
     rext[k] = ext[k] + below + above;
     strides[k] = data.strides[k];
   }
-  auto key = std::make_tuple(&src, std::vector<index_t>(lo.begin(), lo.begin() + nd),
-                             std::vector<index_t>(rext.begin(), rext.begin() + nd));
-  auto [it, fresh] = borrowed_.try_emplace(std::move(key), nullptr);
-  if (fresh) {
-    auto region = std::make_shared<BorrowedRegion>(data.borrowed, dtype_size(src.dtype),
-                                                   static_cast<int>(nd), lo, rext, strides);
-    it->second = region.get();
-    plan.borrowed_regions.push_back(std::move(region));
-  }
-  return InputRef{InputRef::Kind::stored, 0, it->second};
+  return borrowed_region(src, lo, rext, strides);
 }
 
 } // namespace detail
