@@ -99,20 +99,41 @@ const char* task_kind_name(TaskKind kind) {
   return "write";
 }
 
+std::string Plan::task_block(TaskId id) const {
+  const Task& t = tasks[id];
+  switch (t.kind) {
+  case TaskKind::program:
+    return block_of(stages[t.index].grid, t.block);
+  case TaskKind::combine:
+    return std::to_string(t.block);
+  case TaskKind::scan:
+    return block_of(scans[t.index].grid, t.block);
+  case TaskKind::user:
+    return block_of(users[t.index].grid, t.block);
+  case TaskKind::load:
+    return block_of(loads[t.index].grid, t.block);
+  case TaskKind::write:
+    return block_of(writes[t.index].grid, t.block);
+  case TaskKind::product:
+    return block_of(products[product_terms[t.index].stage].grid, t.block);
+  default:
+    return {};
+  }
+}
+
 Plan::TaskLabel Plan::task_label(TaskId id) const {
   const Task& t = tasks[id];
   const char* kind = task_kind_name(t.kind);
   switch (t.kind) {
   case TaskKind::program: {
     const Stage& stage = stages[t.index];
-    return {fmt::format("program {}: {}", t.index, stage.program.summary()), kind,
-            block_of(stage.grid, t.block)};
+    return {fmt::format("program {}: {}", t.index, stage.program.summary()), kind, task_block(id)};
   }
   case TaskKind::gather:
     return {"gather", kind, {}};
   case TaskKind::combine:
     return {"combine " + std::string(reduce_op_name(combines[t.index].result)), kind,
-            std::to_string(t.block)};
+            task_block(id)};
   case TaskKind::join:
     return {"join pieces", kind, {}};
   case TaskKind::assemble:
@@ -120,24 +141,20 @@ Plan::TaskLabel Plan::task_label(TaskId id) const {
   case TaskKind::scan: {
     const ScanStage& sc = scans[t.index];
     return {fmt::format("{} along axis {}", graph::scan_op_name(sc.op), sc.axis), kind,
-            block_of(sc.grid, t.block)};
+            task_block(id)};
   }
   case TaskKind::user: {
     const UserStage& u = users[t.index];
-    return {"user function " + u.fn->name, kind, block_of(u.grid, t.block)};
+    return {"user function " + u.fn->name, kind, task_block(id)};
   }
   case TaskKind::load: {
     const LoadStage& l = loads[t.index];
-    return {"load from " + l.source->describe(), kind, block_of(l.grid, t.block)};
+    return {"load from " + l.source->describe(), kind, task_block(id)};
   }
-  case TaskKind::write: {
-    const WriteStage& w = writes[t.index];
-    return {"write", kind, block_of(w.grid, t.block)};
-  }
-  case TaskKind::product: {
-    const ProductStage& p = products[product_terms[t.index].stage];
-    return {"product of blocks", kind, block_of(p.grid, t.block)};
-  }
+  case TaskKind::write:
+    return {"write", kind, task_block(id)};
+  case TaskKind::product:
+    return {"product of blocks", kind, task_block(id)};
   }
   return {kind, kind, {}};
 }

@@ -266,6 +266,8 @@ struct Plan {
     std::string block; ///< the block it makes, e.g. "(0, 3)"; empty when it has none
   };
   TaskLabel task_label(TaskId task) const;
+  /// task_label(task).block alone: the name depends only on the task's kind and stage.
+  std::string task_block(TaskId task) const;
 };
 
 /// What to produce for each requested array.

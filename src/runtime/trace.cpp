@@ -120,13 +120,25 @@ void Trace::end_plan(const plan::Plan& plan) {
   for (const Gpu& g : gpu_)
     if (g.plan == p && g.task < plan.tasks.size())
       ran[g.task] = 1;
-  // In task order: names_ stays sorted by (plan, task), plans being numbered in order.
+  // In task order: names_ stays sorted by (plan, task), plans being numbered in order. A task's
+  // name depends on its kind and stage alone: made once per stage, not per task (plans of a
+  // million tiny tasks).
+  std::unordered_map<std::uint64_t, std::uint32_t> stage_names;
   for (std::uint32_t t = 0; t < plan.tasks.size(); ++t) {
     if (!ran[t])
       continue;
-    plan::Plan::TaskLabel label = plan.task_label(t);
-    names_.push_back(
-        {p, t, intern(label.name), label.kind, std::move(label.block), plan.work_bytes(t)});
+    const plan::Task& task = plan.tasks[t];
+    const std::uint64_t stage =
+        (std::uint64_t{static_cast<std::uint8_t>(task.kind)} << 32) | task.index;
+    plan::Plan::TaskLabel label;
+    auto [it, fresh] = stage_names.try_emplace(stage, 0);
+    if (fresh) {
+      label = plan.task_label(t);
+      it->second = intern(label.name);
+    } else {
+      label = {{}, plan::task_kind_name(task.kind), plan.task_block(t)};
+    }
+    names_.push_back({p, t, it->second, label.kind, std::move(label.block), plan.work_bytes(t)});
   }
 }
 
