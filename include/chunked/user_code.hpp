@@ -30,8 +30,11 @@
 /// map_overlap with such a function keeps its blocks in one buffer of the whole array with a
 /// frame of `depth` around it, filled as `boundary` says, so the next map_overlap of the same
 /// depth and boundary reads each block with its halo in place, and writes its own blocks in place
-/// (one read and one write of the array per step, as a hand-written stencil does). Views may be
-/// dense all the same (blocks of other arrays, gathered halos); fn must honour the strides.
+/// (one read and one write of the array per step, as a hand-written stencil does). Each row of
+/// values starts on a 128-byte boundary (rows are padded). Over several devices or a cluster's
+/// ranks, and under host or device memory limits (which spill blocks one by one), the blocks stay
+/// apart as for any persist. Views may be dense all the same (blocks of other arrays, gathered
+/// halos, another boundary or a deeper halo than the frame holds); fn must honour the strides.
 ///
 /// - Cpu: fn runs on a worker thread (several blocks may run at once on different threads).
 /// - Cuda: the pointers are device pointers; fn enqueues its work (its own nvcc-compiled kernel,

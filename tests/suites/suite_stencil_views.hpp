@@ -245,6 +245,7 @@ TEST_F(StencilViews, FramesOfEveryElementSize) {
     check(float{});
     check(std::int32_t{});
     check(std::int64_t{});
+    check(bool{}); // one byte: rows padded to 128 elements
   }
 }
 
