@@ -58,31 +58,26 @@ Frame make_frame(void* interior, MemorySpace space, DType dtype, const std::vect
     f.strides[k] = strides[k];
   }
   f.mode = static_cast<int>(boundary.kind);
-  // The constant as map_overlap's halo gather pads with it: converted to the element type.
+  // The constant as map_overlap's halo gather pads with it (a constant leaf): bool from v != 0,
+  // integers through int64 (wrapping into int32, never converting an out-of-range double to it),
+  // floats rounded.
   const double v = boundary.value;
+  const auto put = [&f](auto x) { std::memcpy(&f.constant, &x, sizeof x); };
   switch (dtype) {
-  case DType::bool_: {
-    const bool b = v != 0;
-    std::memcpy(&f.constant, &b, sizeof b);
+  case DType::bool_:
+    put(v != 0);
     break;
-  }
-  case DType::int32: {
-    const auto i = static_cast<std::int32_t>(v);
-    std::memcpy(&f.constant, &i, sizeof i);
+  case DType::int32:
+    put(static_cast<std::int32_t>(static_cast<std::int64_t>(v)));
     break;
-  }
-  case DType::int64: {
-    const auto i = static_cast<std::int64_t>(v);
-    std::memcpy(&f.constant, &i, sizeof i);
+  case DType::int64:
+    put(static_cast<std::int64_t>(v));
     break;
-  }
-  case DType::float32: {
-    const auto x = static_cast<float>(v);
-    std::memcpy(&f.constant, &x, sizeof x);
+  case DType::float32:
+    put(static_cast<float>(v));
     break;
-  }
   case DType::float64:
-    std::memcpy(&f.constant, &v, sizeof v);
+    put(v);
     break;
   }
   return f;

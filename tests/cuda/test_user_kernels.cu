@@ -24,18 +24,10 @@ __global__ void affine_kernel(double* out, const double* a, const double* b, lon
     out[i] = 3 * a[i] - b[i];
 }
 
-/// out (r x c) = 5-point Laplacian of in ((r + 2) x (c + 2)), the block with a halo of 1.
-__global__ void laplacian_kernel(double* out, const double* in, long long r, long long c) {
-  const long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (idx >= r * c)
-    return;
-  const long long i = idx / c, j = idx % c, w = c + 2, m = (i + 1) * w + j + 1;
-  out[idx] = in[m - w] + in[m + w] + in[m - 1] + in[m + 1] - 4 * in[m];
-}
-
-/// The same Laplacian on strided views: rows of `in` `ir` apart, of `out` `orow` apart.
-__global__ void laplacian_strided_kernel(double* out, const double* in, long long r, long long c,
-                                         long long ir, long long orow) {
+/// out (r x c) = 5-point Laplacian of in, the block with a halo of 1: rows of `in` `ir` apart,
+/// of `out` `orow` apart (c + 2 and c for dense blocks).
+__global__ void laplacian_kernel(double* out, const double* in, long long r, long long c,
+                                 long long ir, long long orow) {
   const long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (idx >= r * c)
     return;
@@ -73,7 +65,7 @@ void laplacian_device(const BlockInfo& info, BlockView<double> out, BlockView<co
   const long long r = info.shape.extents()[0], c = info.shape.extents()[1];
   if (r * c > 0)
     laplacian_kernel<<<blocks_for(r * c), 256, 0, static_cast<cudaStream_t>(info.stream)>>>(
-        out.data, in.data, r, c);
+        out.data, in.data, r, c, c + 2, c);
 }
 
 /// Counts the calls whose `in` is a view into a persisted stencil's buffer rather than dense.
@@ -86,9 +78,14 @@ void laplacian_strided_device(const BlockInfo& info, View<double> out, View<cons
   if (in.strides[1] != 1 || out.strides[1] != 1)
     throw std::invalid_argument("rows must be contiguous");
   if (r * c > 0)
-    laplacian_strided_kernel<<<blocks_for(r * c), 256, 0, static_cast<cudaStream_t>(info.stream)>>>(
+    laplacian_kernel<<<blocks_for(r * c), 256, 0, static_cast<cudaStream_t>(info.stream)>>>(
         out.data, in.data, r, c, in.strides[0], out.strides[0]);
 }
+
+/// The boundaries and chunkings of the stencil tests (30 x 41 arrays).
+const Boundary stencil_boundaries[] = {Boundary::periodic, Boundary::reflect, Boundary::nearest,
+                                       Boundary::constant(2.0)};
+const Chunks stencil_chunkings[] = {Chunks{30, 41}, Chunks{7, 9}, Chunks{1, 2}};
 
 std::vector<double> values(index_t n, double scale) {
   std::vector<double> v(static_cast<std::size_t>(n));
@@ -120,9 +117,8 @@ TEST(UserKernels, MapOverlapWithAnNvccStencilMatchesTheCpuOnEveryBoundary) {
   SKIP_WITHOUT_DEVICE();
   const Shape shape{30, 41};
   const auto v = values(shape.size(), 1.0);
-  for (const Boundary b :
-       {Boundary::periodic, Boundary::reflect, Boundary::nearest, Boundary::constant(2.0)})
-    for (const Chunks& chunks : {Chunks{30, 41}, Chunks{7, 9}, Chunks{1, 2}}) {
+  for (const Boundary b : stencil_boundaries)
+    for (const Chunks& chunks : stencil_chunkings) {
       const auto x = from_host<Cuda>(v, shape, chunks);
       const auto y = map_overlap<double>(laplacian_device, x, {1, 1}, b);
       // Twice, the second step reading the first's blocks on the device.
@@ -138,9 +134,8 @@ TEST(UserKernels, PersistedStridedStencilStepsMatchTheCpuOnEveryBoundary) {
   SKIP_WITHOUT_DEVICE();
   const Shape shape{30, 41};
   const auto v = values(shape.size(), 1.0);
-  for (const Boundary b :
-       {Boundary::periodic, Boundary::reflect, Boundary::nearest, Boundary::constant(2.0)})
-    for (const Chunks& chunks : {Chunks{30, 41}, Chunks{7, 9}, Chunks{1, 2}}) {
+  for (const Boundary b : stencil_boundaries)
+    for (const Chunks& chunks : stencil_chunkings) {
       // Three persisted steps: the second and third read the frame the step before filled.
       auto x = from_host<Cuda>(v, shape, chunks);
       auto xc = from_host<Cpu>(v, shape, chunks);
