@@ -11,6 +11,7 @@
 #include "backend/cpu/interpreter_simd.hpp"
 #include "backend/cpu/tile_program.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -310,6 +311,43 @@ void check_column_moments(Box b, bool through_instruction, bool with_nan) {
       ASSERT_TRUE(std::isnan(e[1].f)) << j;
     else
       ASSERT_NEAR(e[1].f, mean, 1e-9 * (1 + std::abs(mean))) << j;
+  }
+}
+
+TEST(CpuStrategy, NarrowRowsFoldEveryRowAsTheTileLoopDoes) {
+  // Rows of 2 to 32 values (AVX2) or 64 (AVX-512) fold every row with the state in registers,
+  // checked every 64 rows; at every width of vector, on either side of those limits and with
+  // padded rows, special values early, late and in the rows after the last whole group of
+  // eight, the same bits as the general tile loop.
+  for (index_t cols : {2, 3, 4, 5, 7, 8, 10, 16, 17, 24, 31, 32, 33, 57, 64, 65}) {
+    for (index_t rows : {8, 64, 203}) {
+      for (index_t pad : {0, 3}) {
+        for (int special = 0; special < 5; ++special) {
+          const Box b{rows, cols};
+          const index_t pitch = cols + pad;
+          std::vector<double> x = data(static_cast<std::size_t>(rows * pitch));
+          const index_t at_row[] = {0, 0, 5, 70, rows - 1};
+          const std::size_t at =
+              static_cast<std::size_t>(std::min(at_row[special], rows - 1) * pitch + cols / 2);
+          if (special == 1)
+            x[at] = 1e300; // m2 overflows: not finite after, though every value is
+          else if (special > 1)
+            x[at] = special == 3 ? std::numeric_limits<double>::infinity()
+                                 : std::numeric_limits<double>::quiet_NaN();
+          for (ReduceOp op : {ReduceOp::sum, ReduceOp::var}) {
+            BlockProgram p = box_program(b);
+            p.leaves = {stored(0, map2(0, pitch, 1))};
+            reduce_columns(p, op);
+            EXPECT_EQ(cpu::compile(p).has(Strategy::row_block_fold), wide()) << p.describe();
+            const auto out = run_both<PartialWord>(p, {x.data()}, words(p));
+            if (op == ReduceOp::var) {
+              for (index_t j = 0; j < cols; ++j)
+                ASSERT_EQ(out[static_cast<std::size_t>(3 * j)].f, static_cast<double>(rows));
+            }
+          }
+        }
+      }
+    }
   }
 }
 

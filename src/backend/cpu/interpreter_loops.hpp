@@ -26,6 +26,7 @@
 
 #include "backend/cpu/exact_lanes.hpp"
 #include "backend/cpu/instr_loops.hpp"
+#include "backend/cpu/narrow_rows.hpp"
 
 #include <array>
 #include <cmath>
@@ -108,6 +109,9 @@ typedef double wide_f64 __attribute__((vector_size(32)));
 inline void stream_store(double* p, wide_f64 v) { _mm256_stream_pd(p, (__m256d)v); }
 #endif
 constexpr index_t wide_lanes = sizeof(wide_f64) / sizeof(double);
+/// The most vectors of a row whose column sums or moments stay in registers across its rows
+/// (narrow_rows.hpp): a mean and an m2 each, in 32 registers with AVX-512 and 16 with AVX2.
+constexpr int narrow_vectors = wide_lanes == 8 ? 8 : 4;
 
 /// r[j] = f(j, k) for j < n, where f computes lanes j .. j + k - 1 (k = 1 or wide_lanes):
 /// ordinary stores up to the first 64-byte boundary of r and after the last whole vector,
@@ -518,7 +522,9 @@ const InterpreterKernels table{
     &exact_segment_lanes<double>,
     &exact_segment_lanes<float>,
     &exact_columns_fold<double>,
-    &exact_columns_fold<float>};
+    &exact_columns_fold<float>,
+    &sum_narrow<wide_f64, narrow_vectors>,
+    &moments_narrow<wide_f64, narrow_vectors>};
 
 } // namespace
 

@@ -50,6 +50,23 @@ index_t fold_row_blocks(const TileProgram& tp, const BlockBinding& b, MomentColu
   const index_t row_length = g.extent[last];
   const index_t rows = tp.size / row_length;
   index_t row = 0;
+  if (g.ndim == 2 && tp.row_fold != RowFold::extremes) {
+    // Narrow rows: every whole group of rows in one call, the state in registers throughout.
+    const double* x = input + map.base;
+    const index_t groups = rows / R * R;
+    if (tp.row_fold == RowFold::sums) {
+      if (wide->sum_narrow_f64(x, map.coef[0], groups, row_length, f))
+        return groups * row_length;
+    } else {
+      MomentColumns& c = moments->columns;
+      const index_t done = wide->moments_narrow_f64(x, map.coef[0], groups, row_length,
+                                                    moments->uniform_count, c.mean, c.m2);
+      if (done > 0) {
+        moments->uniform_count += static_cast<double>(done);
+        row = done;
+      }
+    }
+  }
   for (; row + R <= rows && (!fold_moments || moments->uniform_counts); row += R) {
     const double* at_rows[R];
     if (g.ndim == 2) {
