@@ -173,28 +173,47 @@ template <class I> I splitter_bits(I limit, int j) {
   return (limit + static_cast<long long>(20 - 32 * j) * (1ll << 52)) | (1ll << 51);
 }
 
+/// The window parts of lane_width values u below their columns' limits (zeros elsewhere).
+inline scalar::exact::Parts<Lanes> column_parts(Lanes u, Lanes limit) {
+  const auto bits = std::bit_cast<LaneMask>(limit);
+  return scalar::exact::split(u, std::bit_cast<Lanes>(splitter_bits(bits, 0)),
+                              std::bit_cast<Lanes>(splitter_bits(bits, 1)),
+                              std::bit_cast<Lanes>(splitter_bits(bits, 2)));
+}
+
+/// Which of lane_width values v their columns' windows take (finite, below the limit; false
+/// for a NaN), and v with the others zeroed.
+inline LaneMask column_takes(Lanes v, Lanes limit, Lanes& u) {
+  constexpr long long magnitude = 0x7fffffffffffffffll;
+  const LaneMask ok = std::bit_cast<Lanes>(std::bit_cast<LaneMask>(v) & magnitude) < limit;
+  u = std::bit_cast<Lanes>(std::bit_cast<LaneMask>(v) & ok);
+  return ok;
+}
+
+/// The part of value v below the window whose limit is `limit`, for v below it.
+inline scalar::exact::Parts<double> column_parts(double v, double limit) {
+  const auto bits = std::bit_cast<long long>(limit);
+  return scalar::exact::split(v, std::bit_cast<double>(splitter_bits(bits, 0)),
+                              std::bit_cast<double>(splitter_bits(bits, 1)),
+                              std::bit_cast<double>(splitter_bits(bits, 2)));
+}
+
 /// Folds x[k] into column k for k < len, for the values its window takes (finite, below its
-/// limit); returns whether some value was left out, or left a part below the window, for the
-/// caller to fold one by one. Vector code at the build's register width, no branch. A column
-/// with a limit took a finite nonzero value, whose flags (any element, one other than -0.0) are
-/// all that a value below the limit would set: the flags are the caller's, for the values left
-/// out.
+/// limit); returns whether some value was left out, or left a part below the window
+/// (exact_columns_missed then says which). Vector code at the build's register width, no
+/// branch. A column with a limit took a finite nonzero value, whose flags (any element, one
+/// other than -0.0) are all that a value below the limit would set: the flags are the caller's,
+/// for the values left out.
 template <class T>
 bool exact_columns_fold(const T* __restrict x, index_t len, detail::ExactColumns c) {
-  constexpr long long magnitude = 0x7fffffffffffffffll;
   auto store = [](auto* p, const auto& v) { std::memcpy(p, &v, sizeof v); };
   LaneMask missed = {};
   index_t k = 0;
   for (; k + lane_width <= len; k += lane_width) {
-    const Lanes v = load_lanes(x + k);
+    Lanes u;
     const Lanes limit = load_lanes(c.limit + k);
-    const LaneMask ok =
-        std::bit_cast<Lanes>(std::bit_cast<LaneMask>(v) & magnitude) < limit; // false for a NaN
-    const Lanes u = std::bit_cast<Lanes>(std::bit_cast<LaneMask>(v) & ok);
-    const auto bits = std::bit_cast<LaneMask>(limit);
-    const scalar::exact::Parts<Lanes> p = scalar::exact::split(
-        u, std::bit_cast<Lanes>(splitter_bits(bits, 0)),
-        std::bit_cast<Lanes>(splitter_bits(bits, 1)), std::bit_cast<Lanes>(splitter_bits(bits, 2)));
+    const LaneMask ok = column_takes(load_lanes(x + k), limit, u);
+    const scalar::exact::Parts<Lanes> p = column_parts(u, limit);
     store(c.b0 + k, load_lanes(c.b0 + k) + p.q0);
     store(c.b1 + k, load_lanes(c.b1 + k) + p.q1);
     store(c.b2 + k, load_lanes(c.b2 + k) + p.q2);
@@ -206,17 +225,37 @@ bool exact_columns_fold(const T* __restrict x, index_t len, detail::ExactColumns
   for (; k < len; ++k) { // the tail, one column at a time
     const double v = static_cast<double>(x[k]);
     const bool ok = std::abs(v) < c.limit[k];
-    const auto bits = std::bit_cast<long long>(c.limit[k]);
-    const scalar::exact::Parts<double> p =
-        scalar::exact::split(ok ? v : 0.0, std::bit_cast<double>(splitter_bits(bits, 0)),
-                             std::bit_cast<double>(splitter_bits(bits, 1)),
-                             std::bit_cast<double>(splitter_bits(bits, 2)));
+    const scalar::exact::Parts<double> p = column_parts(ok ? v : 0.0, c.limit[k]);
     c.b0[k] += p.q0;
     c.b1[k] += p.q1;
     c.b2[k] += p.q2;
     any = any || !ok || p.rest != 0.0;
   }
   return any;
+}
+
+/// After exact_columns_fold reported a miss, with the limits it used: writes to missed[] the
+/// index of each value it left out or that left a part below its window, in order, and returns
+/// how many. The same tests, a vector at a time, without folding anything.
+template <class T>
+index_t exact_columns_missed(const T* __restrict x, index_t len, const double* __restrict limit,
+                             index_t* __restrict missed) {
+  index_t count = 0, k = 0;
+  for (; k + lane_width <= len; k += lane_width) {
+    Lanes u;
+    const Lanes lim = load_lanes(limit + k);
+    const LaneMask ok = column_takes(load_lanes(x + k), lim, u);
+    const LaneMask m = ~ok | (column_parts(u, lim).rest != 0.0);
+    for (int l = 0; l < lane_width; ++l)
+      if (m[l] != 0)
+        missed[count++] = k + l;
+  }
+  for (; k < len; ++k) {
+    const double v = static_cast<double>(x[k]);
+    if (!(std::abs(v) < limit[k]) || column_parts(v, limit[k]).rest != 0.0)
+      missed[count++] = k;
+  }
+  return count;
 }
 
 /// Adds x[0 .. n) to the exact entry w.

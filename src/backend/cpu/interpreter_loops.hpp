@@ -523,6 +523,8 @@ const InterpreterKernels table{
     &exact_segment_lanes<float>,
     &exact_columns_fold<double>,
     &exact_columns_fold<float>,
+    &exact_columns_missed<double>,
+    &exact_columns_missed<float>,
     &sum_narrow<wide_f64, narrow_vectors>,
     &moments_narrow<wide_f64, narrow_vectors>};
 

@@ -5,6 +5,7 @@
 #include "backend/common/exact_sum.hpp"
 #include "backend/cpu/exact_lanes.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 
@@ -51,14 +52,17 @@ void ExactColumnsRun::settle(index_t c) {
   }
 }
 
-void ExactColumnsRun::fold_one(index_t c, double v) {
+void ExactColumnsRun::fold_one(index_t c, double v, double first_at_least) {
   std::int64_t* e = &entries_[c * exact::words].i;
   const auto k = static_cast<std::size_t>(c);
   flags_[k] |= exact::flags_of(v);
   if (!exact::is_finite(v) || v == 0.0)
     return;
   if (!(std::abs(v) < limit_[k])) {
-    const int anchor = exact::anchor_for(v) + 4;
+    // Any window gives the same exact sum; a column's first one is made wide enough for the
+    // largest value of its run, so that later rows of the same scale rarely miss it.
+    const double scale = limit_[k] == 0.0 ? std::max(std::abs(v), first_at_least) : std::abs(v);
+    const int anchor = exact::anchor_for(scale) + 4;
     if (anchor < exact::min_anchor || anchor > exact::max_anchor) {
       exact::deposit_finite(e, v);
       return;
@@ -81,23 +85,52 @@ double ExactColumnsRun::rest(index_t c, double v) const {
   return exact::split(v, s.s[0], s.s[1], s.s[2]).rest;
 }
 
+namespace {
+
+/// The largest magnitude of the finite x[0 .. n), 0 if none.
+template <class T> double finite_max_magnitude(const T* x, index_t n) {
+  double m = 0.0;
+  for (index_t k = 0; k < n; ++k) {
+    const double a = std::abs(static_cast<double>(x[k]));
+    m = a > m && exact::is_finite(a) ? a : m;
+  }
+  return m;
+}
+
+} // namespace
+
 template <class T>
 void ExactColumnsRun::fold_run(const T* x, index_t len, index_t at,
                                const detail::InterpreterKernels* wide) {
   const auto o = static_cast<std::size_t>(at);
   const detail::ExactColumns c{limit_.data() + o, b0_.data() + o, b1_.data() + o, b2_.data() + o};
-  bool missed = false;
+  bool any = false;
   if constexpr (std::is_same_v<T, double>)
-    missed = wide ? wide->exact_columns_f64(x, len, c) : exact_columns_fold(x, len, c);
+    any = wide ? wide->exact_columns_f64(x, len, c) : exact_columns_fold(x, len, c);
   else
-    missed = wide ? wide->exact_columns_f32(x, len, c) : exact_columns_fold(x, len, c);
-  if (!missed)
+    any = wide ? wide->exact_columns_f32(x, len, c) : exact_columns_fold(x, len, c);
+  if (!any)
     return;
-  for (index_t k = 0; k < len; ++k) {
+  // Only the values the windows did not take whole go one by one (while columns take their
+  // first windows, a run of thousands of values misses a few).
+  if (missed_.size() < static_cast<std::size_t>(len))
+    missed_.resize(static_cast<std::size_t>(len));
+  index_t count = 0;
+  if constexpr (std::is_same_v<T, double>)
+    count = wide ? wide->exact_missed_f64(x, len, c.limit, missed_.data())
+                 : exact_columns_missed(x, len, c.limit, missed_.data());
+  else
+    count = wide ? wide->exact_missed_f32(x, len, c.limit, missed_.data())
+                 : exact_columns_missed(x, len, c.limit, missed_.data());
+  double run_max = -1.0; // the largest finite magnitude of the run, once a column needs it
+  for (index_t i = 0; i < count; ++i) {
+    const index_t k = missed_[static_cast<std::size_t>(i)];
     const double v = static_cast<double>(x[k]);
-    const auto i = o + static_cast<std::size_t>(k);
-    if (!(std::abs(v) < limit_[i]))
-      fold_one(at + k, v); // the limit may rise here: later values of its column see the new one
+    const double limit = limit_[o + static_cast<std::size_t>(k)];
+    if (limit == 0.0 && run_max < 0.0)
+      run_max = finite_max_magnitude(x, len);
+    if (!(std::abs(v) < limit))
+      fold_one(at + k, v, run_max); // the limit may rise: later values of its column see it
     else if (const double r = rest(at + k, v); r != 0.0)
       exact::deposit_finite(&entries_[(at + k) * exact::words].i, r);
   }

@@ -35,8 +35,9 @@ public:
 private:
   template <class T>
   void fold_run(const T* x, index_t len, index_t at, const detail::InterpreterKernels* wide);
-  /// Value v of column c, which its window cannot take as it is.
-  void fold_one(index_t c, double v);
+  /// Value v of column c, which its window cannot take as it is; a column without a window
+  /// takes one wide enough for magnitudes up to first_at_least too.
+  void fold_one(index_t c, double v, double first_at_least);
   /// Moves column c's bins into its entry.
   void settle(index_t c);
 
@@ -45,6 +46,7 @@ private:
 
   std::vector<double> limit_, b0_, b1_, b2_;
   std::vector<std::int64_t> flags_;
+  std::vector<index_t> missed_; ///< the values of a run its windows did not take whole
   plan::PartialWord* entries_ = nullptr;
   index_t lo_ = 0, span_ = 0;
   std::int64_t rows_ = 0; ///< values per column at most since the bins were settled
