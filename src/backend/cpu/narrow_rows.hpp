@@ -38,12 +38,8 @@ template <class Vec> constexpr index_t vec_lanes = sizeof(Vec) / sizeof(double);
 
 /// The vector of doubles half as wide as Vec, for rows narrower than one Vec.
 template <std::size_t Bytes> struct HalfOf;
-template <> struct HalfOf<64> {
-  typedef double type __attribute__((vector_size(32)));
-};
-template <> struct HalfOf<32> {
-  typedef double type __attribute__((vector_size(16)));
-};
+template <> struct HalfOf<64> { typedef double type __attribute__((vector_size(32))); };
+template <> struct HalfOf<32> { typedef double type __attribute__((vector_size(16))); };
 template <class Vec> using half_vec = typename HalfOf<sizeof(Vec)>::type;
 
 template <class Vec> inline Vec load_vec(const double* x) {
@@ -172,9 +168,8 @@ template <class Vec, int MaxV>
 index_t moments_narrow(const double* x, index_t stride, index_t rows, index_t n, double na,
                        double* m, double* q) {
   index_t done = -1;
-  narrow_dispatch<Vec, MaxV>(n, [&]<class W, int V>() {
-    done = moments_narrow_v<W, V>(x, stride, rows, n, na, m, q);
-  });
+  narrow_dispatch<Vec, MaxV>(
+      n, [&]<class W, int V>() { done = moments_narrow_v<W, V>(x, stride, rows, n, na, m, q); });
   return done;
 }
 
