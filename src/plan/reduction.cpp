@@ -16,8 +16,8 @@ namespace {
 
 /// Values a task folds per word of its partial state, at least, where the state is large (an
 /// exact sum's 75 words per kept element): a task that folds fewer spends more on its partials
-/// (made, written, combined) than on its values.
-constexpr index_t values_per_partial_word = 8;
+/// (made, written, combined) than on its values (benchmarks/RESULTS.md, exact column sums).
+constexpr index_t values_per_partial_word = 32;
 
 /// The task split of a reduction `op` of `dtype` values over `grid` along the axes in `mask`:
 /// the planner's, with tasks kept large enough for their partials where those are large.

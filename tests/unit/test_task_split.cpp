@@ -248,11 +248,11 @@ TEST(TaskSplit, ReductionsUnderEverySplitMatchOneTaskPerBlock) {
   }
 }
 
-// An exact sum's partial is 75 words per kept element: its tasks fold at least 8 values per
+// An exact sum's partial is 75 words per kept element: its tasks fold at least 32 values per
 // word of it, so a column sum is cut into far fewer tasks than a plain one, with the same bits.
 TEST(TaskSplit, ExactSumsKeepTasksLargeForTheirPartials) {
   Generator rng(12);
-  const auto x = rng.normal<double>(Shape{4096, 512}, Chunks{4096, 512}, 3.0, 2.0);
+  const auto x = rng.normal<double>(Shape{16384, 512}, Chunks{16384, 512}, 3.0, 2.0);
   graph::ReduceParams p;
   p.axes = {0};
   p.op = plan::ReduceOp::sum;
@@ -263,8 +263,8 @@ TEST(TaskSplit, ExactSumsKeepTasksLargeForTheirPartials) {
   run(plain, TaskSplit{64, 1, 1}, 1, &plain_tasks);
   const auto split = run(exact, TaskSplit{64, 1, 1}, 2, &exact_tasks);
   // Both plans also copy the result into the destination in the same number of tasks: the
-  // plain sum folds in 64 tasks, the exact one in 6 pieces of 682 or 683 rows.
-  EXPECT_EQ(plain_tasks - exact_tasks, 64 - 4096 * 512 / (512 * 75 * 8));
+  // plain sum folds in 64 tasks, the exact one in 6 pieces of 2730 or 2731 rows.
+  EXPECT_EQ(plain_tasks - exact_tasks, 64 - 16384 * 512 / (512 * 75 * 32));
   EXPECT_EQ(split, run(exact, TaskSplit{}, 1, &one));
   EXPECT_LT(one, exact_tasks);
 }
