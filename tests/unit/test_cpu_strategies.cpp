@@ -315,11 +315,13 @@ void check_column_moments(Box b, bool through_instruction, bool with_nan) {
 }
 
 TEST(CpuStrategy, NarrowRowsFoldEveryRowAsTheTileLoopDoes) {
-  // Rows of 2 to 32 values (AVX2) or 64 (AVX-512) fold every row with the state in registers,
-  // checked every 64 rows; at every width of vector, on either side of those limits and with
-  // padded rows, special values early, late and in the rows after the last whole group of
-  // eight, the same bits as the general tile loop.
-  for (index_t cols : {2, 3, 4, 5, 7, 8, 10, 16, 17, 24, 31, 32, 33, 57, 64, 65}) {
+  // Rows of 2 to 16 values (AVX2) or 64 (AVX-512) fold every row's moments with the state in
+  // registers, checked every 64 rows, and rows of up to 48 or 128 values their sums: at every
+  // width of vector, on either side of those limits and with padded rows, special values early,
+  // late and in the rows after the last whole group of eight, the same bits as the general tile
+  // loop.
+  for (index_t cols :
+       {2, 3, 4, 5, 7, 8, 10, 16, 17, 24, 31, 32, 33, 48, 49, 57, 64, 65, 128, 129}) {
     for (index_t rows : {8, 64, 203}) {
       for (index_t pad : {0, 3}) {
         for (int special = 0; special < 5; ++special) {

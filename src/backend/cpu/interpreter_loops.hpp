@@ -109,9 +109,11 @@ typedef double wide_f64 __attribute__((vector_size(32)));
 inline void stream_store(double* p, wide_f64 v) { _mm256_stream_pd(p, (__m256d)v); }
 #endif
 constexpr index_t wide_lanes = sizeof(wide_f64) / sizeof(double);
-/// The most vectors of a row whose column sums or moments stay in registers across its rows
-/// (narrow_rows.hpp): a mean and an m2 each, in 32 registers with AVX-512 and 16 with AVX2.
-constexpr int narrow_vectors = wide_lanes == 8 ? 8 : 4;
+/// The most vectors of a row whose column moments (a mean and an m2 each) or column sums stay in
+/// registers across its rows (narrow_rows.hpp): of the 32 registers of AVX-512 or the 16 of
+/// AVX2, a few stay for the values and the ratios.
+constexpr int narrow_moment_vectors = wide_lanes == 8 ? 8 : 4;
+constexpr int narrow_sum_vectors = wide_lanes == 8 ? 16 : 12;
 
 /// r[j] = f(j, k) for j < n, where f computes lanes j .. j + k - 1 (k = 1 or wide_lanes):
 /// ordinary stores up to the first 64-byte boundary of r and after the last whole vector,
@@ -525,8 +527,8 @@ const InterpreterKernels table{
     &exact_columns_fold<float>,
     &exact_columns_missed<double>,
     &exact_columns_missed<float>,
-    &sum_narrow<wide_f64, narrow_vectors>,
-    &moments_narrow<wide_f64, narrow_vectors>};
+    &sum_narrow<wide_f64, narrow_sum_vectors>,
+    &moments_narrow<wide_f64, narrow_moment_vectors>};
 
 } // namespace
 

@@ -98,11 +98,12 @@ struct InterpreterKernels {
   index_t (*exact_missed_f32)(const float* x, index_t n, const double* limit, index_t* missed);
   /// sum_rows_f64 of `rows` rows of n values, row r at x + r * stride, in order, each entry's
   /// sum held in a register throughout (narrow_rows.hpp); false, doing nothing, unless the row
-  /// fits the registers (2 to 32 values with AVX2, 2 to 64 with AVX-512).
+  /// fits the registers (2 to 48 values with AVX2, 2 to 128 with AVX-512).
   bool (*sum_narrow_f64)(const double* x, index_t stride, index_t rows, index_t n, double* f);
   /// moments_rows_f64 of the same rows: returns how many rows (a multiple of rows_at_once) every
   /// entry took, stopping before a group of rows after which some state is not finite, or -1
-  /// (nothing done) unless the row fits the registers.
+  /// (nothing done) unless the row fits the registers (2 to 16 values with AVX2, 2 to 64 with
+  /// AVX-512).
   index_t (*moments_narrow_f64)(const double* x, index_t stride, index_t rows, index_t n, double na,
                                 double* mean, double* m2);
 };
