@@ -70,19 +70,12 @@ void ExactColumnsRun::fold_one(index_t c, double v, double first_at_least) {
     settle(c);
     limit_[k] = exact::pow2(anchor);
   }
-  const exact::Splitters s = exact::splitters(exact::anchor_for(limit_[k]) - 1);
-  const exact::Parts<double> p = exact::split(v, s.s[0], s.s[1], s.s[2]);
+  const exact::Parts<double> p = column_parts(v, limit_[k]);
   b0_[k] += p.q0;
   b1_[k] += p.q1;
   b2_[k] += p.q2;
   if (p.rest != 0.0)
     exact::deposit_finite(e, p.rest);
-}
-
-double ExactColumnsRun::rest(index_t c, double v) const {
-  const exact::Splitters s =
-      exact::splitters(exact::anchor_for(limit_[static_cast<std::size_t>(c)]) - 1);
-  return exact::split(v, s.s[0], s.s[1], s.s[2]).rest;
 }
 
 namespace {
@@ -131,7 +124,7 @@ void ExactColumnsRun::fold_run(const T* x, index_t len, index_t at,
       run_max = finite_max_magnitude(x, len);
     if (!(std::abs(v) < limit))
       fold_one(at + k, v, run_max); // the limit may rise: later values of its column see it
-    else if (const double r = rest(at + k, v); r != 0.0)
+    else if (const double r = column_parts(v, limit).rest; r != 0.0)
       exact::deposit_finite(&entries_[(at + k) * exact::words].i, r);
   }
 }

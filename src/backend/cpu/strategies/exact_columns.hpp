@@ -41,9 +41,6 @@ private:
   /// Moves column c's bins into its entry.
   void settle(index_t c);
 
-  /// The part of value v of column c that its window leaves (v below the column's limit).
-  double rest(index_t c, double v) const;
-
   std::vector<double> limit_, b0_, b1_, b2_;
   std::vector<std::int64_t> flags_;
   std::vector<index_t> missed_; ///< the values of a run its windows did not take whole
