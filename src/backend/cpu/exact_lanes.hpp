@@ -34,8 +34,6 @@ namespace {
 inline constexpr int exact_lanes = 8;
 /// Values per tile: the anchor is chosen for each.
 inline constexpr index_t exact_tile = 2048;
-/// How far ahead of the column fold's values, in values, it asks for memory.
-inline constexpr index_t exact_prefetch = 256;
 
 // The eight lanes are GCC's (and Clang's) vector extensions of the build's register width: one
 // AVX-512 register, two AVX2 ones or four SSE2 ones. Lane-wise IEEE operations, no intrinsics.
@@ -212,9 +210,11 @@ bool exact_columns_fold(const T* __restrict x, index_t len, detail::ExactColumns
   LaneMask missed = {};
   index_t k = 0;
   for (; k + lane_width <= len; k += lane_width) {
-    // The values come from memory, the columns' state from the caches: the fold waits on the
-    // values unless they are asked for ahead (benchmarks/RESULTS.md, exact column sums).
-    __builtin_prefetch(x + k + exact_prefetch);
+    // The columns' state comes from the caches and the fold is compute-bound: memory would idle
+    // through it unless the next values are asked for now (benchmarks/RESULTS.md, exact column
+    // sums).
+    for (int s = 0; s < c.ahead_count; ++s)
+      __builtin_prefetch(c.ahead[s] + k * c.ahead_size[s]);
     Lanes u;
     const Lanes limit = load_lanes(c.limit + k);
     const LaneMask ok = column_takes(load_lanes(x + k), limit, u);

@@ -25,6 +25,13 @@ struct ExactColumns {
   double* b0;
   double* b1;
   double* b2;
+  /// Memory the fold asks for while it works, which is compute-bound: the inputs of the next
+  /// tile, where the tile loop will read them (or the values folded, a little ahead). Value k
+  /// of the run asks for ahead[s] + k * ahead_size[s], s < ahead_count.
+  static constexpr int streams = 3;
+  const char* ahead[streams];
+  index_t ahead_size[streams];
+  int ahead_count;
 };
 
 struct InterpreterKernels {

@@ -85,6 +85,21 @@ bool compute(const TileProgram& tp, BlockBinding& b, const TileRuns& runs, index
   return to_output || stream_to_output;
 }
 
+/// Where the tile after this one of n positions reads its inputs laid out in C order (the
+/// inputs read in place at b.where).
+strategy::ExactColumnsRun::Ahead next_inputs(const TileProgram& tp, const BlockBinding& b,
+                                             index_t n) {
+  strategy::ExactColumnsRun::Ahead a;
+  for (const LeafStep& s : tp.leaf_steps)
+    if (s.dense && a.count < detail::ExactColumns::streams) {
+      const auto size = static_cast<index_t>(s.elem_size);
+      a.at[a.count] =
+          static_cast<const char*>(b.where[static_cast<std::size_t>(s.leaf)]) + n * size;
+      a.size[a.count++] = size;
+    }
+  return a;
+}
+
 /// Accumulates a tile's values into the partial entries.
 void reduce(const TileProgram& tp, BlockBinding& b, const TileRuns& runs, index_t n,
             const void* values, strategy::MomentColumnsRun* moments,
@@ -98,7 +113,7 @@ void reduce(const TileProgram& tp, BlockBinding& b, const TileRuns& runs, index_
   if (moments)
     moments->fold_tile(runs, b.sink_map, values);
   else if (exact)
-    exact->fold_tile(tp, runs, b.sink_map, values);
+    exact->fold_tile(tp, runs, b.sink_map, values, next_inputs(tp, b, n));
   else if (tp.has(sum_rows))
     strategy::sum_tile(tp, b, runs, values);
   else

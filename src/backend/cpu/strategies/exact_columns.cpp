@@ -80,6 +80,9 @@ void ExactColumnsRun::fold_one(index_t c, double v, double first_at_least) {
 
 namespace {
 
+/// How far ahead of the values folded, in values, the fold asks for them when it knows no input.
+constexpr index_t values_ahead = 256;
+
 /// The largest magnitude of the finite x[0 .. n), 0 if none.
 template <class T> double finite_max_magnitude(const T* x, index_t n) {
   double m = 0.0;
@@ -94,9 +97,22 @@ template <class T> double finite_max_magnitude(const T* x, index_t n) {
 
 template <class T>
 void ExactColumnsRun::fold_run(const T* x, index_t len, index_t at,
-                               const detail::InterpreterKernels* wide) {
+                               const detail::InterpreterKernels* wide, const Ahead& ahead,
+                               index_t j) {
   const auto o = static_cast<std::size_t>(at);
-  const detail::ExactColumns c{limit_.data() + o, b0_.data() + o, b1_.data() + o, b2_.data() + o};
+  detail::ExactColumns c{};
+  c.limit = limit_.data() + o;
+  c.b0 = b0_.data() + o;
+  c.b1 = b1_.data() + o;
+  c.b2 = b2_.data() + o;
+  c.ahead_count = std::max(ahead.count, 1);
+  // With no input read in place, the values themselves, a little ahead.
+  c.ahead[0] = reinterpret_cast<const char*>(x + values_ahead);
+  c.ahead_size[0] = sizeof(T);
+  for (int s = 0; s < ahead.count; ++s) {
+    c.ahead[s] = ahead.at[s] + j * ahead.size[s];
+    c.ahead_size[s] = ahead.size[s];
+  }
   bool any = false;
   if constexpr (std::is_same_v<T, double>)
     any = wide ? wide->exact_columns_f64(x, len, c) : exact_columns_fold(x, len, c);
@@ -130,7 +146,8 @@ void ExactColumnsRun::fold_run(const T* x, index_t len, index_t at,
 }
 
 void ExactColumnsRun::fold_tile(const TileProgram& tp, const TileRuns& runs,
-                                const plan::AffineMap& sink_map, const void* values) {
+                                const plan::AffineMap& sink_map, const void* values,
+                                const Ahead& ahead) {
   runs.each(sink_map, [&](index_t j, index_t offset, index_t step, index_t len) {
     if (step == 1) {
       // A run adds at most one value to each column: after settle_after runs, every bin may be
@@ -141,9 +158,9 @@ void ExactColumnsRun::fold_tile(const TileProgram& tp, const TileRuns& runs,
         rows_ = 0;
       }
       if (tp.result_dtype == DType::float64)
-        fold_run(static_cast<const double*>(values) + j, len, offset - lo_, tp.wide);
+        fold_run(static_cast<const double*>(values) + j, len, offset - lo_, tp.wide, ahead, j);
       else
-        fold_run(static_cast<const float*>(values) + j, len, offset - lo_, tp.wide);
+        fold_run(static_cast<const float*>(values) + j, len, offset - lo_, tp.wide, ahead, j);
       return;
     }
     // Not along the row (a run folding into one entry, or a strided one): the entries' own path.

@@ -26,15 +26,23 @@ class ExactColumnsRun {
 public:
   /// Empty windows over the block's entries.
   void begin(const TileProgram& tp, const BlockBinding& b);
+  /// The inputs of the tile after the one folded, where the tile loop will read them: the fold
+  /// asks for them while it works (detail::ExactColumns::ahead).
+  struct Ahead {
+    const char* at[detail::ExactColumns::streams] = {};
+    index_t size[detail::ExactColumns::streams] = {};
+    int count = 0;
+  };
   /// Folds one tile's values into the columns (runs along the rows) or the entries (others).
   void fold_tile(const TileProgram& tp, const TileRuns& runs, const plan::AffineMap& sink_map,
-                 const void* values);
+                 const void* values, const Ahead& ahead);
   /// Moves the windows into the entries.
   void finish();
 
 private:
   template <class T>
-  void fold_run(const T* x, index_t len, index_t at, const detail::InterpreterKernels* wide);
+  void fold_run(const T* x, index_t len, index_t at, const detail::InterpreterKernels* wide,
+                const Ahead& ahead, index_t j);
   /// Value v of column c, which its window cannot take as it is; a column without a window
   /// takes one wide enough for magnitudes up to first_at_least too.
   void fold_one(index_t c, double v, double first_at_least);
