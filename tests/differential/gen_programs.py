@@ -3,11 +3,13 @@
 """Writes random chunked programs and what NumPy computes for them, for the differential runner.
 
   gen_programs.py --count 300 --seed 1 --out programs.txt [--exclude TAG,...] [--only ID]
+                  [--exact-sums]
 
 Program i depends only on (seed, i), so one failing program is regenerated alone with --only.
 A program makes arrays (from host data, arange, full, zeros, ones) of random shapes, chunkings
 and dtypes, applies random operations (operators and functions with arrays and Python scalars
-under NEP 50, broadcasting, slicing with negative steps, astype, reductions, rechunk) and checks
+under NEP 50, broadcasting, slicing with negative steps, astype, reductions, rechunk, and the
+shape operations and scans of gen_shapes.py) and checks
 the values, dtypes and shapes, or the error an operation must raise. numpy_model.py says how
 closely values must match.
 
@@ -23,7 +25,9 @@ import warnings
 
 import numpy as np
 
+import exact_model as em
 import numpy_model as nm
+from gen_shapes import ShapeOps, Skip
 
 TAGS = {
     "nonfinite": "host data holding NaN or infinities",
@@ -43,13 +47,10 @@ INT_EXTREMES = {"int32": [-2**31, 2**31 - 1, -2**31 + 1], "int64": [-2**63, 2**6
 FLOAT_SPECIALS = [float("nan"), float("inf"), float("-inf")]
 
 
-class Skip(Exception):
-    """The operation does not apply here; the generator tries another."""
-
-
-class Program:
-    def __init__(self, pid, rng, exclude):
+class Program(ShapeOps):
+    def __init__(self, pid, rng, exclude, exact_sums=False):
         self.pid, self.rng, self.exclude = pid, rng, exclude
+        self.exact_sums = exact_sums  # float sums as ComputeOptions::exact_sums promises them
         self.lines, self.vals, self.tags = [], [], set()
         self.checks = []
 
@@ -350,6 +351,8 @@ class Program:
             tag = "nonfinite-moments" if op == "mean" else "nonfinite-sums"
             if op in ("sum", "prod", "mean") and not self.allow(tag):
                 raise Skip()
+        if self.exact_sums and fl and op in ("sum", "mean"):
+            return self.emit(text, nm.Val("", em.reduce(op, a.arr, axes, keep)))
         r = nm.reduce(op, a.arr, None if axes is None else tuple(axes), keep)
         if op == "mean" or (op in ("sum", "prod") and nm.is_float(r.dtype)):
             t = nm.reduce_tol(op, a.arr, r, None if axes is None else tuple(axes), keep)
@@ -374,6 +377,8 @@ class Program:
         if error:
             return self.emit_error(text, error)
         ax = None if axes is None else tuple(axes)
+        if self.exact_sums and nm.is_float(a.dtype):
+            return self.emit(text, nm.Val("", em.moment(op, a.arr, ax, ddof, keep)))
         r = nm.moment(op, a.arr, ax, ddof, keep)
         return self.emit(text, nm.Val("", r, "abs", nm.reduce_tol(op, a.arr, r, ax, keep, ddof)))
 
@@ -399,7 +404,7 @@ class Program:
 
     OPS = [("op_binary", 30), ("op_unary", 12), ("op_where", 6), ("op_clip", 4),
            ("op_astype", 8), ("op_index", 14), ("op_reduce", 14), ("op_moment", 5),
-           ("op_arg", 5), ("op_rechunk", 5)]
+           ("op_arg", 5), ("op_rechunk", 5)] + ShapeOps.SHAPE_OPS
 
     def build(self):
         rng = self.rng
@@ -464,6 +469,8 @@ def main(argv):
     p.add_argument("--out", default="-")
     p.add_argument("--exclude", default="", help="comma-separated tags to leave out")
     p.add_argument("--only", type=int, default=None, help="write program ONLY alone")
+    p.add_argument("--exact-sums", action="store_true",
+                   help="float sums, means, variances and cumsums as exact_sums promises them")
     p.add_argument("--list-tags", action="store_true")
     args = p.parse_args(argv)
     if args.list_tags:
@@ -480,7 +487,8 @@ def main(argv):
     out = sys.stdout if args.out == "-" else open(args.out, "w")
     with out:
         for pid in ids:
-            prog = Program(pid, random.Random("%d/%d" % (args.seed, pid)), exclude)
+            prog = Program(pid, random.Random("%d/%d" % (args.seed, pid)), exclude,
+                           args.exact_sums)
             prog.build()
             out.write(prog.text())
     return 0

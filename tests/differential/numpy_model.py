@@ -177,6 +177,20 @@ def reduce_tol(op, x, result, axes, keepdims, ddof=0):
     return np.asarray(tol + 2 * spacing(result), dtype=np.float64)
 
 
+def scan_tol(op, x, result, axis):
+    """Per-element bounds for float cumsum and cumprod: each prefix as a sum (or product) of its
+    own count of terms, in whatever order the blocks carry."""
+    u = unit_roundoff(result.dtype)
+    xd = x.astype(np.float64)
+    with np.errstate(all="ignore"):
+        n = np.cumsum(np.ones_like(xd), axis=axis)
+        if op == "cumsum":
+            tol = 2 * n * u * np.cumsum(np.abs(xd), axis=axis)
+        else:
+            tol = 2 * n * u * np.abs(result.astype(np.float64))
+    return np.asarray(tol + 2 * spacing(result), dtype=np.float64)
+
+
 def prod_is_tame(x):
     """Products whose partial products can neither overflow nor underflow in any order: for
     those, prod is within its rounding bound whatever order the blocks multiply in."""

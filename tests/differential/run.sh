@@ -7,6 +7,8 @@
 #   tests/differential/run.sh --count 20000 --seed 7
 #
 # Options: --count N, --seed S, --only ID (one program alone, to reproduce a failure),
+# --exact-sums (ComputeOptions::exact_sums: float sums, means, variances, deviations and cumsums
+# checked bit for bit against what the option promises, computed exactly by exact_model.py),
 # --exclude TAGS (comma-separated; "none" excludes nothing; default: $default_exclude below),
 # --runner PATH (default: the default preset's build), --work-dir DIR (where the programs are
 # written; default: a temporary directory). Arguments after -- go to the runner (--backends cpu,
@@ -23,6 +25,7 @@ default_exclude="scalar-range,nonfinite-moments"
 count=300
 seed=1
 only=""
+exact_sums=""
 exclude=$default_exclude
 runner="$here/../../build/default/tests/differential/chunked-differential-runner"
 work=""
@@ -31,6 +34,7 @@ while [[ $# -gt 0 ]]; do
     --count) count=$2; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
+    --exact-sums) exact_sums=1; shift ;;
     --exclude) exclude=$2; shift 2 ;;
     --runner) runner=$2; shift 2 ;;
     --work-dir) work=$2; shift 2 ;;
@@ -65,11 +69,13 @@ if [[ -z $work ]]; then
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
 fi
-programs="$work/programs-seed$seed-count$count${only:+-only$only}.txt"
+programs="$work/programs-seed$seed-count$count${only:+-only$only}${exact_sums:+-exact}.txt"
 args=(--count "$count" --seed "$seed" --out "$programs")
 [[ -n $exclude ]] && args+=(--exclude "$exclude")
 [[ -n $only ]] && args+=(--only "$only")
+[[ -n $exact_sums ]] && args+=(--exact-sums)
 echo "differential: $("$python" -c 'import numpy; print("NumPy", numpy.__version__)')," \
-     "seed $seed, ${only:+program $only of }$count programs, excluding: ${exclude:-nothing}"
+     "seed $seed, ${only:+program $only of }$count programs," \
+     "excluding: ${exclude:-nothing}${exact_sums:+ (exact sums)}"
 "$python" "$here/gen_programs.py" "${args[@]}"
-"$runner" "$programs" "$@"
+"$runner" "$programs" ${exact_sums:+--exact-sums} "$@"

@@ -31,6 +31,7 @@ struct Options {
   long auto_programs = -1; // all
   std::int64_t extra_ulps = 0;
   int max_reports = 10;
+  bool exact_sums = false; ///< ComputeOptions::exact_sums for every check
 };
 
 /// What was expected of a statement that must raise, against what was thrown.
@@ -70,6 +71,7 @@ template <class B> std::string run(const Program& p, const Options& o, std::int6
     }
   }
   ComputeOptions options;
+  options.exact_sums = o.exact_sums;
   for (const Check& c : p.checks) {
     const auto it = values.find(c.name);
     if (it == values.end())
@@ -102,6 +104,8 @@ Options parse(int argc, char** argv) {
       o.auto_programs = std::stol(value());
     } else if (a == "--extra-ulps") {
       o.extra_ulps = std::stoll(value());
+    } else if (a == "--exact-sums") {
+      o.exact_sums = true;
     } else if (a == "--max-reports") {
       o.max_reports = std::stoi(value());
     } else if (o.path.empty() && !a.starts_with("--")) {
@@ -112,7 +116,7 @@ Options parse(int argc, char** argv) {
   }
   if (o.path.empty() || !(o.cpu || o.automatic))
     throw ProgramError("usage: chunked-differential-runner PROGRAMS [--backends cpu,auto] "
-                       "[--auto-programs N] [--extra-ulps N] [--max-reports N]");
+                       "[--auto-programs N] [--extra-ulps N] [--max-reports N] [--exact-sums]");
   return o;
 }
 

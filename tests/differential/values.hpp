@@ -70,6 +70,11 @@ template <class B> Value<B> evaluate_leaf(const Statement& s);
 template <class B> Value<B> evaluate_elementwise(const Statement& s, const Values<B>& values);
 /// index, reduce, moment, arg and rechunk.
 template <class B> Value<B> evaluate_structure(const Statement& s, const Values<B>& values);
+/// transpose, moveaxis, swapaxes, expand_dims, squeeze, broadcast_to, reshape, concatenate,
+/// stack and scan.
+template <class B> Value<B> evaluate_shape(const Statement& s, const Values<B>& values);
+/// Whether evaluate_shape() takes `op`.
+bool is_shape_op(const std::string& op);
 
 /// Computes `value` and compares it with NumPy's; an empty string when it matches, else what
 /// differs. `extra_ulps` widens the ulp tolerance (for GPU math libraries).
