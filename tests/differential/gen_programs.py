@@ -3,7 +3,7 @@
 """Writes random chunked programs and what NumPy computes for them, for the differential runner.
 
   gen_programs.py --count 300 --seed 1 --out programs.txt [--exclude TAG,...] [--only ID]
-                  [--exact-sums]
+                  [--exact-sums] [--max-extent N]
 
 Program i depends only on (seed, i), so one failing program is regenerated alone with --only.
 A program makes arrays (from host data, arange, full, zeros, ones) of random shapes, chunkings
@@ -48,8 +48,9 @@ FLOAT_SPECIALS = [float("nan"), float("inf"), float("-inf")]
 
 
 class Program(ShapeOps):
-    def __init__(self, pid, rng, exclude, exact_sums=False):
+    def __init__(self, pid, rng, exclude, exact_sums=False, max_extent=6):
         self.pid, self.rng, self.exclude = pid, rng, exclude
+        self.max_extent = max_extent
         self.exact_sums = exact_sums  # float sums as ComputeOptions::exact_sums promises them
         self.lines, self.vals, self.tags = [], [], set()
         self.checks = []
@@ -85,7 +86,7 @@ class Program(ShapeOps):
 
     def rand_shape(self):
         r = self.rng.choices([0, 1, 2, 3, 4], [8, 32, 36, 18, 6])[0]
-        shape = [self.rng.randint(1, 6) for _ in range(r)]
+        shape = [self.rng.randint(1, self.max_extent) for _ in range(r)]
         if r and self.rng.random() < 0.06 and self.allow("empty"):
             shape[self.rng.randrange(r)] = 0
         return tuple(shape)
@@ -469,6 +470,8 @@ def main(argv):
     p.add_argument("--out", default="-")
     p.add_argument("--exclude", default="", help="comma-separated tags to leave out")
     p.add_argument("--only", type=int, default=None, help="write program ONLY alone")
+    p.add_argument("--max-extent", type=int, default=6,
+                   help="longest axis of the arrays made (larger ones take several tiles)")
     p.add_argument("--exact-sums", action="store_true",
                    help="float sums, means, variances and cumsums as exact_sums promises them")
     p.add_argument("--list-tags", action="store_true")
@@ -488,7 +491,7 @@ def main(argv):
     with out:
         for pid in ids:
             prog = Program(pid, random.Random("%d/%d" % (args.seed, pid)), exclude,
-                           args.exact_sums)
+                           args.exact_sums, args.max_extent)
             prog.build()
             out.write(prog.text())
     return 0

@@ -43,7 +43,7 @@ BITWISE = {"and", "or", "xor"}
 MATH = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh"}
 UNARY = {
     "neg": np.negative, "not": np.invert, "abs": np.absolute, "sqrt": np.sqrt,
-    "isnan": np.isnan, "isfinite": np.isfinite, **{name: getattr(np, name) for name in MATH},
+    "isnan": np.isnan, "isfinite": np.isfinite, **{name: getattr(np, name) for name in sorted(MATH)},
 }
 REDUCE = {"sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max, "mean": np.mean,
           "any": np.any, "all": np.all}

@@ -9,6 +9,7 @@
 # Options: --count N, --seed S, --only ID (one program alone, to reproduce a failure),
 # --exact-sums (ComputeOptions::exact_sums: float sums, means, variances, deviations and cumsums
 # checked bit for bit against what the option promises, computed exactly by exact_model.py),
+# --max-extent N (the longest axis of the arrays made; default 6),
 # --exclude TAGS (comma-separated; "none" excludes nothing; default: $default_exclude below),
 # --runner PATH (default: the default preset's build), --work-dir DIR (where the programs are
 # written; default: a temporary directory). Arguments after -- go to the runner (--backends cpu,
@@ -26,6 +27,7 @@ count=300
 seed=1
 only=""
 exact_sums=""
+max_extent=""
 exclude=$default_exclude
 runner="$here/../../build/default/tests/differential/chunked-differential-runner"
 work=""
@@ -35,6 +37,7 @@ while [[ $# -gt 0 ]]; do
     --seed) seed=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --exact-sums) exact_sums=1; shift ;;
+    --max-extent) max_extent=$2; shift 2 ;;
     --exclude) exclude=$2; shift 2 ;;
     --runner) runner=$2; shift 2 ;;
     --work-dir) work=$2; shift 2 ;;
@@ -74,6 +77,7 @@ args=(--count "$count" --seed "$seed" --out "$programs")
 [[ -n $exclude ]] && args+=(--exclude "$exclude")
 [[ -n $only ]] && args+=(--only "$only")
 [[ -n $exact_sums ]] && args+=(--exact-sums)
+[[ -n $max_extent ]] && args+=(--max-extent "$max_extent")
 echo "differential: $("$python" -c 'import numpy; print("NumPy", numpy.__version__)')," \
      "seed $seed, ${only:+program $only of }$count programs," \
      "excluding: ${exclude:-nothing}${exact_sums:+ (exact sums)}"
