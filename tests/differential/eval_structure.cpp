@@ -229,6 +229,8 @@ template <class B> Value<B> evaluate(const Statement& s, const Values<B>& values
     return evaluate_leaf<B>(s);
   if (s.op == "binary" || s.op == "unary" || s.op == "where" || s.op == "clip" || s.op == "astype")
     return evaluate_elementwise<B>(s, values);
+  if (s.op == "overlap")
+    return evaluate_overlap<B>(s, values);
   if (is_shape_op(s.op))
     return evaluate_shape<B>(s, values);
   return evaluate_structure<B>(s, values);

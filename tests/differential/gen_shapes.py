@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The shape operations and scans of the differential programs (contract v2, sections 8.1 and
-8.2): transpose, moveaxis, swapaxes, expand_dims, squeeze, broadcast_to, reshape, concatenate,
-stack, cumsum and cumprod, each with NumPy's result and, now and then, an input it must refuse.
+8.2, and 8.3's map_overlap): transpose, moveaxis, swapaxes, expand_dims, squeeze, broadcast_to,
+reshape, concatenate, stack, cumsum, cumprod and a stencil through map_overlap, each with
+NumPy's result and, now and then, an input it must refuse.
 
 Data movement keeps a value's tolerance (moved the same way); scans of floats get a bound like
 a sum's, prefix by prefix (numpy_model.scan_tol)."""
@@ -210,6 +211,37 @@ class ShapeOps:
             return self.emit(text, nm.Val("", r, "abs", nm.scan_tol(op, a.arr, r, axis)))
         return self.emit(text, nm.Val("", r))
 
-    SHAPE_OPS = [("op_transpose", 5), ("op_moveaxis", 2), ("op_swapaxes", 2),
+    def op_overlap(self):
+        """map_overlap of a weighted box stencil (eval_overlap.cpp) over an integer array: each
+        element the sum of w * x over the box of `depth` around it, w = 1 + the offset's C-order
+        index in the box, the edges padded as the boundary says (none: terms left out)."""
+        rng = self.rng
+        a = self.pick(where=lambda v: v.dtype in ("int32", "int64") and 0 < v.arr.ndim <= 3
+                      and v.arr.size > 0)
+        shape = a.arr.shape
+        depth = [rng.randint(0, min(2, e)) for e in shape]
+        kind = rng.choice(["none", "periodic", "reflect", "nearest", "constant"])
+        value = rng.randint(-3, 3)
+        tail = " %d" % value if kind == "constant" else ""
+        if rng.random() < 0.05 and self.allow("errors"):
+            k = rng.randrange(len(shape))
+            bad, error = (depth[:k] + [shape[k] + 1] + depth[k + 1:], "ValueError")
+            if rng.random() < 0.5:
+                bad, error = depth + [0], "ShapeError"
+            text = "%s = overlap %s %s %s%s" % (self.name(), a.name, ints(bad), kind, tail)
+            return self.emit_error(text, error)
+        text = "%s = overlap %s %s %s%s" % (self.name(), a.name, ints(depth), kind, tail)
+        mode = {"none": "constant", "periodic": "wrap", "reflect": "symmetric",
+                "nearest": "edge", "constant": "constant"}[kind]
+        pad = {"constant_values": value if kind == "constant" else 0} if mode == "constant" else {}
+        padded = np.pad(a.arr, [(d, d) for d in depth], mode=mode, **pad)
+        out = np.zeros(shape, dtype=a.arr.dtype)
+        with np.errstate(all="ignore"):
+            for t, off in enumerate(np.ndindex(*[2 * d + 1 for d in depth])):
+                part = padded[tuple(slice(o, o + e) for o, e in zip(off, shape))]
+                out = out + part * a.arr.dtype.type(t + 1)
+        return self.emit(text, nm.Val("", out.astype(a.arr.dtype)))
+
+    SHAPE_OPS = [("op_overlap", 4), ("op_transpose", 5), ("op_moveaxis", 2), ("op_swapaxes", 2),
                  ("op_expand_dims", 2), ("op_squeeze", 2), ("op_broadcast_to", 3),
                  ("op_reshape", 5), ("op_concatenate", 4), ("op_stack", 2), ("op_scan", 6)]

@@ -73,6 +73,8 @@ template <class B> Value<B> evaluate_structure(const Statement& s, const Values<
 /// transpose, moveaxis, swapaxes, expand_dims, squeeze, broadcast_to, reshape, concatenate,
 /// stack and scan.
 template <class B> Value<B> evaluate_shape(const Statement& s, const Values<B>& values);
+/// overlap: map_overlap of a weighted box stencil (integer arrays).
+template <class B> Value<B> evaluate_overlap(const Statement& s, const Values<B>& values);
 /// Whether evaluate_shape() takes `op`.
 bool is_shape_op(const std::string& op);
 
