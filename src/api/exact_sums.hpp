@@ -13,9 +13,9 @@ namespace chunked::detail {
 /// var and std becomes NumPy's two passes over exact sums: the mean m (the exact sum rounded to
 /// double, over the count), then the exact sum of (x - m)^2 in double, over max(count - ddof, 0).
 /// Nothing else changes (integer and bool reductions are exact already; prod, min, max, arg*
-/// do not depend on the grouping). Nodes shared below several requests stay shared; any depth
-/// of graph is walked without recursion. A cumsum of floating values is a ValueError: it has no
-/// exact form yet, and a result that silently depended on the chunking would break the promise.
+/// do not depend on the grouping); a cumsum of float or double values becomes its exact scan.
+/// Nodes shared below several requests stay shared; any depth of graph is walked without
+/// recursion.
 void apply_exact_sums(std::vector<plan::Request>& requests);
 
 } // namespace chunked::detail
