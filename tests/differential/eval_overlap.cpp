@@ -3,6 +3,12 @@
 // chunked's public API (gen_shapes.py's op_overlap computes the same with NumPy's pad).
 #include "values.hpp"
 
+#if defined(CHUNKED_DIFFERENTIAL_CUDA)
+#include <cuda_runtime.h>
+#endif
+
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -24,15 +30,47 @@ Boundary parse_boundary(const std::string& kind, const std::string& value) {
   throw ProgramError("unknown boundary " + kind);
 }
 
+#if defined(CHUNKED_DIFFERENTIAL_CUDA)
+void cuda_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string("overlap: ") + what + ": " + cudaGetErrorString(e));
+}
+#endif
+
 /// out[i] = sum over the offsets o of the box [-depth, depth] of w(o) * in[i + lo + o], where
 /// w(o) = 1 + o's C-order index in the box and lo is where the block starts in `in`; terms
 /// outside `in` (the array's edges under Boundary::none) are left out. Wrapping arithmetic, as
-/// NumPy's integers have.
+/// NumPy's integers have. A host function: on a GPU (info.device >= 0) it copies its block and
+/// halo to the host and its result back, on the block's stream, as a user's host code would.
 template <class T> struct BoxStencil {
   std::vector<index_t> depth;
   bool none = false;
 
   void operator()(const BlockInfo& info, BlockView<T> out, BlockView<const T> in) const {
+    if (info.device < 0) {
+      apply(info, out.data, out.shape, in.data, in.shape);
+      return;
+    }
+#if defined(CHUNKED_DIFFERENTIAL_CUDA)
+    auto* stream = static_cast<cudaStream_t>(info.stream);
+    std::vector<T> host_in(static_cast<std::size_t>(in.size()));
+    std::vector<T> host_out(static_cast<std::size_t>(out.size()));
+    cuda_check(cudaMemcpyAsync(host_in.data(), in.data, host_in.size() * sizeof(T),
+                               cudaMemcpyDeviceToHost, stream),
+               "copy to the host");
+    cuda_check(cudaStreamSynchronize(stream), "copy to the host");
+    apply(info, host_out.data(), out.shape, host_in.data(), in.shape);
+    cuda_check(cudaMemcpyAsync(out.data, host_out.data(), host_out.size() * sizeof(T),
+                               cudaMemcpyHostToDevice, stream),
+               "copy to the device");
+    cuda_check(cudaStreamSynchronize(stream), "copy to the device"); // host_out must outlive it
+#else
+    throw std::runtime_error("overlap: a block on a GPU in a runner built without CUDA");
+#endif
+  }
+
+  void apply(const BlockInfo& info, T* out, const Shape& out_shape, const T* in,
+             const Shape& in_shape) const {
     const auto nd = static_cast<index_t>(depth.size());
     std::vector<index_t> lo(depth.size()), box(depth.size());
     index_t terms = 1;
@@ -41,9 +79,9 @@ template <class T> struct BoxStencil {
       box[k] = 2 * depth[k] + 1;
       terms *= box[k];
     }
-    const std::vector<index_t> in_strides = in.shape.strides();
-    const std::vector<index_t> out_strides = out.shape.strides();
-    for (index_t p = 0; p < out.size(); ++p) {
+    const std::vector<index_t> in_strides = in_shape.strides();
+    const std::vector<index_t> out_strides = out_shape.strides();
+    for (index_t p = 0; p < out_shape.size(); ++p) {
       std::uint64_t sum = 0;
       for (index_t t = 0; t < terms; ++t) {
         index_t at = 0, rest = t;
@@ -51,14 +89,14 @@ template <class T> struct BoxStencil {
         for (index_t k = nd - 1; k >= 0; --k) {
           const index_t o = rest % box[k] - depth[k];
           rest /= box[k];
-          const index_t j = p / out_strides[k] % out.shape[k] + lo[k] + o;
-          inside = inside && j >= 0 && j < in.shape[k];
+          const index_t j = p / out_strides[k] % out_shape[k] + lo[k] + o;
+          inside = inside && j >= 0 && j < in_shape[k];
           at += j * in_strides[k];
         }
         if (inside)
-          sum += static_cast<std::uint64_t>(t + 1) * static_cast<std::uint64_t>(in.data[at]);
+          sum += static_cast<std::uint64_t>(t + 1) * static_cast<std::uint64_t>(in[at]);
       }
-      out.data[p] = static_cast<T>(sum);
+      out[p] = static_cast<T>(sum);
     }
   }
 };
