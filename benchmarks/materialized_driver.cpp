@@ -13,6 +13,9 @@
 //   a.persist()                                 the library's own copy of a stored array, 2 x bytes
 //   x.mean(Axes{0}), x.std(Axes{0}) alone       to the host: the parts of standardize, 1 x bytes
 //   a.sum()                                     the whole array's sum, 1 x bytes
+//   (a + 0.0).persist()                         a computed copy (a kernel, not a copy call), 2 x
+//   bytes a[1:].persist()                             blocks gathered from two stored blocks each,
+//   2 x bytes
 // --exact-sums runs them all with ComputeOptions::exact_sums.
 // Traffic counts each byte the program must read or write once (B3). The limit on the CPU is the
 // fastest memcpy of the same traffic split over 1, 2, 4, ... up to the same number of threads,
@@ -189,8 +192,12 @@ std::vector<Program> measure(const Config& c, index_t rows, const ComputeOptions
                                 {"library_copy", 2 * bytes, 0, {}},
                                 {"part_mean_axis0", bytes, 0, {}},
                                 {"part_std_axis0", bytes, 0, {}},
-                                {"a_sum_whole", bytes, 0, {}}};
+                                {"a_sum_whole", bytes, 0, {}},
+                                {"a_plus_0_persist", 2 * bytes, 0, {}},
+                                {"a_rows_from_1_persist", 2 * bytes * (rows - 1) / rows, 0, {}}};
   const auto whole = a.sum();
+  const auto plus_0 = a + 0.0;
+  const auto rows_from_1 = a(slice(1, rows), all);
   double whole_value = 0;
   auto run_one = [&](std::size_t p) {
     return bench::seconds_of([&] {
@@ -202,6 +209,10 @@ std::vector<Program> measure(const Config& c, index_t rows, const ComputeOptions
         kept = a.persist(options);
       else if (p == 5)
         whole_value = whole.item(options);
+      else if (p == 6)
+        kept = plus_0.persist(options);
+      else if (p == 7)
+        kept = rows_from_1.persist(options);
       else
         (p == 3 ? mean : stddev).to_host(std::span<double>(row), options);
     });
