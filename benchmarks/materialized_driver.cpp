@@ -49,7 +49,8 @@ namespace {
 
 struct Config : bench::SizeOptions {
   index_t cols = 4096;
-  index_t chunk_cols = 0; ///< > 0: chunks of whole columns, this many wide (--chunk-mib unused)
+  index_t chunk_cols = 0;    ///< > 0: chunks of whole columns, this many wide (--chunk-mib unused)
+  std::string trace_program; ///< non-empty: --trace and --report follow this program alone
 
   Config() : SizeOptions(5, 128) {}
 };
@@ -58,12 +59,15 @@ constexpr const char* usage_text =
     "usage: chunked-b3-benchmark [--gib G] [--cols C] [--chunk-mib M | --chunk-cols K]\n"
     "                            [--backend cpu|cuda|auto] [--threads N] [--repeat R] [--json "
     "FILE]\n"
-    "                            [--exact-sums]\n"
+    "                            [--exact-sums] [--trace-program NAME]\n"
     "  --gib        size of each of the four arrays in GiB (default 1)\n"
     "  --cols       columns (default 4096); rows follow from --gib\n"
     "  --chunk-mib  chunk size in MiB, whole rows (default 128)\n"
     "  --chunk-cols chunks of whole columns, K wide, instead: each chunk spans the reduced "
-    "axis\n" CHUNKED_BENCH_USAGE_COMMON("timed runs after one warm-up run (default 5)");
+    "axis\n"
+    "  --trace-program  --trace and --report record this program's runs alone (e.g.\n"
+    "               part_mean_axis0), not the last computation\n" CHUNKED_BENCH_USAGE_COMMON(
+        "timed runs after one warm-up run (default 5)");
 
 bool parse_args(int argc, char** argv, Config& c) {
   return bench::parse_command_line(argc, argv, "chunked-b3-benchmark", usage_text, 1, c,
@@ -72,6 +76,8 @@ bool parse_args(int argc, char** argv, Config& c) {
                                        c.cols = bench::parse_int(arg, value, 1);
                                      else if (arg == "--chunk-cols")
                                        c.chunk_cols = bench::parse_int(arg, value, 1);
+                                     else if (arg == "--trace-program")
+                                       c.trace_program = std::string(value);
                                      else
                                        return bench::parse_size_option(arg, value, c);
                                      return true;
@@ -159,7 +165,13 @@ Reference reference_column(index_t rows, index_t cols, index_t j) {
 }
 
 template <class B>
-std::vector<Program> measure(const Config& c, index_t rows, const ComputeOptions& options) {
+std::vector<Program> measure(const Config& c, index_t rows, const ComputeOptions& traced) {
+  // With --trace-program, the other programs and the checks run untraced.
+  ComputeOptions options = traced;
+  if (!c.trace_program.empty()) {
+    options.trace_path.clear();
+    options.report_path.clear();
+  }
   const index_t cols = c.cols;
   const Shape shape{rows, cols};
   const index_t chunk_rows =
@@ -200,21 +212,22 @@ std::vector<Program> measure(const Config& c, index_t rows, const ComputeOptions
   const auto rows_from_1 = a(slice(1, rows), all);
   double whole_value = 0;
   auto run_one = [&](std::size_t p) {
+    const ComputeOptions& run = programs[p].name == c.trace_program ? traced : options;
     return bench::seconds_of([&] {
       if (p == 0)
-        fma.to_host(std::span<double>(row), options);
+        fma.to_host(std::span<double>(row), run);
       else if (p == 1)
-        kept = standardized.persist(options);
+        kept = standardized.persist(run);
       else if (p == 2)
-        kept = a.persist(options);
+        kept = a.persist(run);
       else if (p == 5)
-        whole_value = whole.item(options);
+        whole_value = whole.item(run);
       else if (p == 6)
-        kept = plus_0.persist(options);
+        kept = plus_0.persist(run);
       else if (p == 7)
-        kept = rows_from_1.persist(options);
+        kept = rows_from_1.persist(run);
       else
-        (p == 3 ? mean : stddev).to_host(std::span<double>(row), options);
+        (p == 3 ? mean : stddev).to_host(std::span<double>(row), run);
     });
   };
   for (std::size_t p = 0; p < programs.size(); ++p) {
