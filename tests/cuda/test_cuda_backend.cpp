@@ -203,7 +203,7 @@ TEST(CudaBackend, ReductionsMatchCpu) {
     std::vector<NDArray<double>> f;
     std::vector<NDArray<std::int64_t>> i;
     std::vector<NDArray<bool>> b;
-    for (Axes axes : {Axes{}, Axes{0}, Axes{1}, Axes{2}, Axes{0, 2}}) {
+    for (const Axes& axes : {Axes{}, Axes{0}, Axes{1}, Axes{2}, Axes{0, 2}}) {
       f.push_back(x.sum(axes).compute());
       f.push_back(x.mean(axes).compute());
       f.push_back(x.var(axes).compute());
@@ -214,7 +214,7 @@ TEST(CudaBackend, ReductionsMatchCpu) {
       b.push_back((x > 2.0).any(axes).compute());
       b.push_back((x > -4.0).all(axes).compute());
     }
-    for (Axes axes : {Axes{}, Axes{0}, Axes{1}}) {
+    for (const Axes& axes : {Axes{}, Axes{0}, Axes{1}}) {
       i.push_back(k.sum(axes).compute());
       i.push_back(k.prod(axes).compute());
       i.push_back(k.min(axes).compute());
@@ -263,7 +263,7 @@ TEST(CudaBackend, SeedWorkloadMatchesCpu) {
 
 TEST(CudaBackend, FromHostAndPersistRoundTrip) {
   CHUNKED_REQUIRE_GPU();
-  std::vector<double> data(37 * 23);
+  std::vector<double> data(std::size_t{37} * 23);
   for (std::size_t j = 0; j < data.size(); ++j)
     data[j] = std::sin(static_cast<double>(j)) * 100.0;
   auto x = from_host<Cuda>(std::span<const double>(data), Shape{37, 23}, Chunks{10, 7});
@@ -278,7 +278,7 @@ TEST(CudaBackend, FromHostAndPersistRoundTrip) {
   EXPECT_NEAR(y.sum().item(), (cpu * 2.0 + 1.0).sum().item(), 1e-9);
   std::vector<double> out(data.size());
   y(slice(none, none, -1)).to_host(std::span<double>(out));
-  EXPECT_EQ(out[0], data[36 * 23] * 2.0 + 1.0);
+  EXPECT_EQ(out[0], data[std::size_t{36} * 23] * 2.0 + 1.0);
 }
 
 TEST(CudaBackend, OneGpuAndAllGpusAgree) {
