@@ -21,16 +21,11 @@
 #include <string>
 #include <vector>
 
+#include "support/cuda_test.hpp"
 #include "support/ulp.hpp"
 
 namespace chunked {
 namespace {
-
-#define CHUNKED_REQUIRE_GPU()                                                                      \
-  do {                                                                                             \
-    if (!cuda_available())                                                                         \
-      GTEST_SKIP() << "no CUDA device is visible (cuda_available() is false)";                     \
-  } while (0)
 
 using test::ulp_distance;
 
@@ -67,7 +62,7 @@ void expect_close(const NDArray<T>& cpu, const NDArray<T>& gpu, double rel, doub
 // ---- Cross-backend through the public API ---------------------------------------------------
 
 TEST(CudaBackend, RandomArraysMatchCpu) {
-  CHUNKED_REQUIRE_GPU();
+  SKIP_WITHOUT_DEVICE();
   auto run = [](auto backend) {
     using B = decltype(backend);
     Generator rng(42);
@@ -89,7 +84,7 @@ TEST(CudaBackend, RandomArraysMatchCpu) {
 }
 
 TEST(CudaBackend, ElementwiseChainsMatchCpu) {
-  CHUNKED_REQUIRE_GPU();
+  SKIP_WITHOUT_DEVICE();
   auto run = [](auto backend) {
     using B = decltype(backend);
     Generator rng(7);
@@ -123,7 +118,7 @@ TEST(CudaBackend, ElementwiseChainsMatchCpu) {
 // rounded ones, bit for bit, across magnitudes from subnormal to near overflow and for zeros,
 // infinities and NaN.
 TEST(CudaBackend, DivisionByBroadcastValuesIsBitwiseTheCpus) {
-  CHUNKED_REQUIRE_GPU();
+  SKIP_WITHOUT_DEVICE();
   const index_t rows = 64, cols = 257;
   std::mt19937_64 rng(11);
   auto any_double = [&] {
@@ -178,7 +173,7 @@ TEST(CudaBackend, DivisionByBroadcastValuesIsBitwiseTheCpus) {
 }
 
 TEST(CudaBackend, NegativeStepSlicesMatchCpu) {
-  CHUNKED_REQUIRE_GPU();
+  SKIP_WITHOUT_DEVICE();
   auto run = [](auto backend) {
     using B = decltype(backend);
     Generator rng(3);
@@ -194,7 +189,7 @@ TEST(CudaBackend, NegativeStepSlicesMatchCpu) {
 }
 
 TEST(CudaBackend, ReductionsMatchCpu) {
-  CHUNKED_REQUIRE_GPU();
+  SKIP_WITHOUT_DEVICE();
   auto run = [](auto backend) {
     using B = decltype(backend);
     Generator rng(11);
@@ -247,7 +242,7 @@ TEST(CudaBackend, ReductionsMatchCpu) {
 }
 
 TEST(CudaBackend, SeedWorkloadMatchesCpu) {
-  CHUNKED_REQUIRE_GPU();
+  SKIP_WITHOUT_DEVICE();
   auto run = [](auto backend) {
     using B = decltype(backend);
     Generator rng(42);
@@ -262,7 +257,7 @@ TEST(CudaBackend, SeedWorkloadMatchesCpu) {
 }
 
 TEST(CudaBackend, FromHostAndPersistRoundTrip) {
-  CHUNKED_REQUIRE_GPU();
+  SKIP_WITHOUT_DEVICE();
   std::vector<double> data(std::size_t{37} * 23);
   for (std::size_t j = 0; j < data.size(); ++j)
     data[j] = std::sin(static_cast<double>(j)) * 100.0;
@@ -282,7 +277,7 @@ TEST(CudaBackend, FromHostAndPersistRoundTrip) {
 }
 
 TEST(CudaBackend, OneGpuAndAllGpusAgree) {
-  CHUNKED_REQUIRE_GPU();
+  SKIP_WITHOUT_DEVICE();
   Generator rng(5);
   auto x = rng.normal<double, Cuda>(Shape{3000, 2000}, Chunks{500, 300});
   auto e = (x * x)(slice(none, none, 3));
@@ -296,7 +291,7 @@ TEST(CudaBackend, OneGpuAndAllGpusAgree) {
 }
 
 TEST(CudaBackend, OutOfMemoryThenNextComputeWorks) {
-  CHUNKED_REQUIRE_GPU();
+  SKIP_WITHOUT_DEVICE();
   Generator rng(9);
   auto x = rng.normal<double, Cuda>(Shape{2000, 2000}, Chunks{1000, 1000});
   ComputeOptions tiny;
@@ -311,7 +306,7 @@ TEST(CudaBackend, OutOfMemoryThenNextComputeWorks) {
 // device copies kept for the second read must stop at half the budget; the others go after their
 // first read and are copied again. Same bits as without a limit.
 TEST(CudaBackend, HostInputLargerThanDeviceBudgetStreams) {
-  CHUNKED_REQUIRE_GPU();
+  SKIP_WITHOUT_DEVICE();
   const index_t n = index_t{1} << 24; // 128 MiB of float64, 16 blocks of 8 MiB
   std::vector<double> host(static_cast<std::size_t>(n));
   for (std::size_t i = 0; i < host.size(); ++i)
@@ -330,7 +325,7 @@ TEST(CudaBackend, HostInputLargerThanDeviceBudgetStreams) {
 }
 
 TEST(CudaBackend, FailureInsideComputeLeavesRuntimeUsable) {
-  CHUNKED_REQUIRE_GPU();
+  SKIP_WITHOUT_DEVICE();
   Generator rng(10);
   auto x = rng.uniform<double, Cuda>(Shape{4000, 1000}, Chunks{100, 1000});
   ComputeOptions failing;
@@ -343,7 +338,7 @@ TEST(CudaBackend, FailureInsideComputeLeavesRuntimeUsable) {
 }
 
 TEST(CudaBackend, KernelLaunchErrorSurfacesAsBackendError) {
-  CHUNKED_REQUIRE_GPU();
+  SKIP_WITHOUT_DEVICE();
   Generator rng(11);
   auto x = rng.normal<double, Cuda>(Shape{3000, 1000}, Chunks{250, 1000});
   auto y = (x * 2.0 + 1.0).sum(Axes{0});
@@ -364,7 +359,7 @@ TEST(CudaBackend, KernelLaunchErrorSurfacesAsBackendError) {
 }
 
 TEST(CudaBackend, StreamCountDoesNotChangeResults) {
-  CHUNKED_REQUIRE_GPU();
+  SKIP_WITHOUT_DEVICE();
   Generator rng(12);
   auto x = rng.normal<double, Cuda>(Shape{1500, 1100}, Chunks{200, 300});
   auto stored = (x * 3.0).persist();
@@ -386,7 +381,7 @@ TEST(CudaBackend, StreamCountDoesNotChangeResults) {
 }
 
 TEST(CudaBackend, LargeCopiesThroughStagingAndPinnedMemory) {
-  CHUNKED_REQUIRE_GPU();
+  SKIP_WITHOUT_DEVICE();
   // 12.5 M doubles (100 MB): several staging pieces each way, with ragged chunks.
   const index_t rows = 2500, cols = 5000;
   std::vector<double> data(static_cast<std::size_t>(rows * cols));
@@ -413,7 +408,7 @@ TEST(CudaBackend, LargeCopiesThroughStagingAndPinnedMemory) {
 }
 
 TEST(CudaBackend, ResultsCopiedStraightIntoPinnedMemory) {
-  CHUNKED_REQUIRE_GPU();
+  SKIP_WITHOUT_DEVICE();
   Generator rng(13);
   const auto x = rng.integers<std::int64_t, Cuda>(Shape{7, 300, 500}, Chunks{3, 128, 200}, -50, 50);
   for (const auto& view : {x, x(slice(none, none, -2), slice(3, 250), slice(none, none, 3))}) {
@@ -434,7 +429,7 @@ TEST(CudaBackend, ResultsCopiedStraightIntoPinnedMemory) {
 // registered host memory from there on) and holding what the fill wrote; a fill that throws
 // passes its exception on.
 TEST(CudaBackend, TransferBuffersAreFilledThenPageLocked) {
-  CHUNKED_REQUIRE_GPU();
+  SKIP_WITHOUT_DEVICE();
   for (const std::size_t bytes : {std::size_t{1} << 20, (std::size_t{9} << 20) + 24}) {
     SCOPED_TRACE(testing::Message() << bytes << " bytes");
     const std::size_t n = bytes / 8;
@@ -465,7 +460,7 @@ TEST(CudaBackend, TransferBuffersAreFilledThenPageLocked) {
 }
 
 TEST(CudaBackend, CombineFoldsManyInputsLeftToRightAsTheCpu) {
-  CHUNKED_REQUIRE_GPU();
+  SKIP_WITHOUT_DEVICE();
   // Sums whose value depends on the order of the additions, and (count, mean, M2) states, over
   // more inputs than one launch folds, so the launches chain; the CPU folds them pairwise in the
   // same order.

@@ -14,14 +14,10 @@
 #include <span>
 #include <vector>
 
+#include "support/cuda_test.hpp"
+
 namespace chunked {
 namespace {
-
-#define CHUNKED_REQUIRE_GPU()                                                                      \
-  do {                                                                                             \
-    if (!cuda_available())                                                                         \
-      GTEST_SKIP() << "no CUDA device is visible (cuda_available() is false)";                     \
-  } while (0)
 
 /// r computed straight into host memory (pageable, then pinned) against r persisted on the
 /// device and then copied out by the store kernel path; compared bit for bit.
@@ -38,7 +34,7 @@ template <class T> void expect_same_as_through_a_stored_block(const ChunkedArray
 }
 
 TEST(CudaFinalize, ReductionsIntoHostMemoryHoldTheBitsOfAStoredBlock) {
-  CHUNKED_REQUIRE_GPU();
+  SKIP_WITHOUT_DEVICE();
   Generator rng(21);
   const auto x = rng.normal<double, Cuda>(Shape{70, 33, 9}, Chunks{25, 10, 4});
   const auto f = rng.normal<float, Cuda>(Shape{70, 33}, Chunks{25, 10});
@@ -78,7 +74,7 @@ TEST(CudaFinalize, ReductionsIntoHostMemoryHoldTheBitsOfAStoredBlock) {
 // item() of a one-block sum launches the two passes of the reduction and nothing else: the
 // launch after them is made to fail, and no launch is.
 TEST(CudaFinalize, ItemRunsNoStoreKernel) {
-  CHUNKED_REQUIRE_GPU();
+  SKIP_WITHOUT_DEVICE();
   Generator rng(22);
   for (const index_t chunk : {index_t{4096}, index_t{1024}}) {
     const auto x = rng.normal<double, Cuda>(Shape{4096}, Chunks{chunk});
