@@ -50,15 +50,6 @@ bool within(T got, T want, const Check& c, std::size_t i, std::int64_t extra_ulp
   }
 }
 
-template <class T> T expected(const std::string& text) {
-  if constexpr (std::is_floating_point_v<T>)
-    return static_cast<T>(std::strtod(text.c_str(), nullptr));
-  else if constexpr (std::is_same_v<T, bool>)
-    return text != "0";
-  else
-    return static_cast<T>(std::strtoll(text.c_str(), nullptr, 10));
-}
-
 template <class T> std::string show(T v) {
   std::ostringstream out;
   out.precision(std::is_same_v<T, float> ? 9 : 17);
@@ -80,7 +71,7 @@ std::string compare_array(const NDArray<T>& got, const Check& c, std::int64_t ex
   std::ostringstream diff;
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const T want = expected<T>(c.values[i]);
+    const T want = parse_number<T>(c.values[i]);
     if (within(got.data()[i], want, c, i, extra_ulps))
       continue;
     if (++wrong <= 5) {

@@ -32,16 +32,6 @@ template <class F> decltype(auto) with_dtype(const std::string& dtype, F&& f) {
   throw ProgramError("unknown dtype " + dtype);
 }
 
-/// A number as written by the generator, converted to T.
-template <class T> T parse_number(const std::string& text) {
-  if constexpr (std::is_floating_point_v<T>)
-    return static_cast<T>(std::strtod(text.c_str(), nullptr));
-  else if constexpr (std::is_same_v<T, bool>)
-    return text != "0";
-  else
-    return static_cast<T>(std::strtoll(text.c_str(), nullptr, 10));
-}
-
 Chunks parse_chunks(const std::string& text) { return Chunks(parse_extents(text)); }
 
 template <class B> Value<B> make_array(const Statement& s) {

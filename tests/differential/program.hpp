@@ -6,9 +6,11 @@
 #include <chunked/core/types.hpp>
 
 #include <cstdint>
+#include <cstdlib>
 #include <istream>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace chunked::differential {
@@ -51,5 +53,15 @@ bool read_program(std::istream& in, Program& program);
 
 /// "2,3" -> {2, 3}; "-" -> {} (rank 0).
 std::vector<index_t> parse_extents(const std::string& text);
+
+/// A number as the generator writes it (a value of an array or of a check), converted to T.
+template <class T> T parse_number(const std::string& text) {
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>(std::strtod(text.c_str(), nullptr));
+  else if constexpr (std::is_same_v<T, bool>)
+    return text != "0";
+  else
+    return static_cast<T>(std::strtoll(text.c_str(), nullptr, 10));
+}
 
 } // namespace chunked::differential
