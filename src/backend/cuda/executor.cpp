@@ -9,6 +9,7 @@
 #include "backend/cuda/host_io.hpp"
 #include "backend/cuda/jit.hpp"
 #include "backend/cuda/launch_geometry.hpp"
+#include "backend/cuda/launch_program.hpp"
 #include "backend/cuda/memory.hpp"
 
 #include "backend/cuda/partials.hpp"
@@ -241,65 +242,11 @@ private:
   }
 
   /// Launches `p` on the task's stream, writing to `out` (values for store sinks, partial words
-  /// for reduce sinks).
+  /// for reduce sinks), with the lane's scratch.
   static void run_kernel(DeviceSlot& d, const BlockProgram& p, std::span<const void* const> inputs,
                          void* out) {
-    const Stream& s = d.stream();
-    const bool reduce = p.sink.kind == plan::Sink::Kind::reduce;
-    if (p.size() == 0) {
-      if (reduce)
-        init_partials(p.sink.op, p.result_dtype(), out, p.sink.num_partials, s);
-      return;
-    }
-    const KernelSet set = kernel_set(p);
-    const Module& m = program_module(d.id(), p, set);
-    kernel::ProgramArgs args = make_args(
-        p, inputs.data(), out, reduce ? scratch(d, pass1_scratch_bytes(p.sink.op, p)) : nullptr);
-    void* params[] = {&args, nullptr};
-    const unsigned threads = kernel::block_threads_host;
-    if (set == KernelSet::store_tiled) {
-      int axis = transposed_axis(p);
-      const index_t tiles = p.size() / (p.extent[axis] * p.extent[p.ndim - 1]) *
-                            ((p.extent[axis] + 31) / 32) * ((p.extent[p.ndim - 1] + 31) / 32);
-      void* tiled_params[] = {&args, &axis, nullptr};
-      launch(m.function(kernel_store_tiled),
-             static_cast<unsigned>(std::clamp<index_t>(tiles, 1, max_grid)), threads, tiled_params,
-             s, "store");
-      return;
-    }
-    if (!reduce) {
-      launch(m.function(kernel_store), grid_for(p.size()), threads, params, s, "store");
-      return;
-    }
-    if (args.kept != p.sink.num_partials)
-      init_partials(p.sink.op, p.result_dtype(), out, p.sink.num_partials, s);
-    if (args.kept == 1) {
-      const ReduceAllLaunch all = reduce_all_launch(p);
-      long long rows_per_part = all.rows_per_part;
-      int parts = all.parts;
-      void* pass1_params[] = {&args, &rows_per_part, nullptr};
-      launch(m.function(kernel_reduce_all), static_cast<unsigned>(parts), threads, pass1_params, s,
-             "reduce pass 1");
-      void* final_params[] = {&args, &parts, nullptr};
-      launch(m.function(kernel_reduce_final), 1, threads, final_params, s, "reduce pass 2");
-      return;
-    }
-    const AxesLaunch shape = axes_launch(set == KernelSet::reduce_axes_wide, args.kept,
-                                         args.reduced, exact_reduction(p.sink.op));
-    int segments = static_cast<int>(shape.segments);
-    if (segments > 1)
-      args.scratch = scratch(
-          d, static_cast<std::size_t>(segments * args.kept) * 8u *
-                 static_cast<std::size_t>(plan::partial_layout(p.sink.op, p.result_dtype()).words));
-    launch(m.function(shape.wide ? kernel_reduce_axes_wide : kernel_reduce_axes_narrow),
-           static_cast<unsigned>(shape.blocks), threads, params, s, "axis reduce",
-           static_cast<unsigned>(segments));
-    if (segments > 1) {
-      void* final_params[] = {&args, &segments, nullptr};
-      // One warp per kept position (reduce_axes_final_kernel).
-      launch(m.function(kernel_reduce_axes_final), grid_for(args.kept * 32), threads, final_params,
-             s, "axis reduce segments");
-    }
+    launch_program(d.id(), d.stream(), p, inputs, out,
+                   [&d](std::size_t bytes) { return scratch(d, bytes); });
   }
 
   /// Copies the dense block of `size` values into destination `destination` where `scatter`

@@ -2,10 +2,16 @@
 // Modules of block programs, and a plan's compiles ahead of its run (jit.hpp).
 #include "backend/cuda/jit.hpp"
 
+#include "backend/cuda/background_compiles.hpp"
+#include "backend/cuda/interpreter.hpp"
 #include "runtime/parallel_for.hpp"
 #include "runtime/trace.hpp"
+#include <chunked/core/error.hpp>
 
+#include <atomic>
+#include <cstdlib>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <utility>
 
@@ -14,6 +20,44 @@ namespace chunked::cuda {
 const Module& program_module(int device, const plan::BlockProgram& program, KernelSet set) {
   return get_module(device, module_key(program, set),
                     [&] { return generate_source(program, set); });
+}
+
+namespace {
+
+KernelTier tier_from_environment() {
+  const char* env = std::getenv("CHUNKED_CUDA_KERNELS");
+  const std::string_view v = env ? env : "";
+  if (v.empty() || v == "tiered")
+    return KernelTier::tiered;
+  if (v == "compiled")
+    return KernelTier::compiled;
+  if (v == "interpreter")
+    return KernelTier::interpreter;
+  throw ValueError("CHUNKED_CUDA_KERNELS is '" + std::string(v) +
+                   "'; expected tiered, compiled or interpreter");
+}
+
+std::atomic<KernelTier>& tier_setting() {
+  static std::atomic<KernelTier> tier{tier_from_environment()};
+  return tier;
+}
+
+} // namespace
+
+KernelTier kernel_tier() { return tier_setting().load(std::memory_order_relaxed); }
+
+void set_kernel_tier(KernelTier tier) { tier_setting().store(tier); }
+
+const Module* launch_module(int device, const plan::BlockProgram& program, KernelSet set) {
+  const KernelTier tier = kernel_tier();
+  if (tier == KernelTier::compiled || !interpretable(program))
+    return &program_module(device, program, set);
+  if (tier == KernelTier::interpreter)
+    return nullptr;
+  if (const Module* m = find_module(device, module_key(program, set)))
+    return m;
+  compile_in_background(device, program, set);
+  return nullptr;
 }
 
 void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices,
@@ -25,6 +69,7 @@ void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices,
   };
   std::vector<Job> jobs;
   std::unordered_set<std::string> seen;
+  const KernelTier tier = kernel_tier();
   auto add = [&](const plan::BlockProgram& p) {
     if (p.size() == 0)
       return; // launches nothing
@@ -32,6 +77,14 @@ void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices,
     std::string key = module_key(p, set);
     if (!seen.insert(key).second)
       return;
+    if (tier != KernelTier::compiled && interpretable(p)) {
+      // The interpreter runs it until launch_module finds its module.
+      if (tier == KernelTier::tiered)
+        for (int device : devices)
+          if (!find_module(device, key))
+            compile_in_background(device, p, set);
+      return;
+    }
     // Only what some device has not loaded yet: a warm run compiles nothing and starts no thread.
     for (int device : devices)
       if (!find_module(device, key)) {

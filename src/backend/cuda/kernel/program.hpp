@@ -5,7 +5,8 @@
 
 // For NVRTC (the generated source includes it) and nvcc. A generated program is a struct P with
 //   using result_type = ...;  static constexpr int nd = ...;  static constexpr unsigned reduced =
-//   ...; static constexpr int batch = ...;  // positions a thread evaluates before using them
+//   ...; static unsigned reduced_mask(const ProgramArgs&);   // `reduced`, as kernels read it
+//   static constexpr int batch = ...;  // positions a thread evaluates before using them
 //   static constexpr bool loads_first = ...;  // a batch's loads before any of its arithmetic
 //   static constexpr int leaves = ...;      // leaf l is read at offset off[l] = its map at i
 //   struct Leaves { ... };                                    // the leaves that vary by position
@@ -38,12 +39,14 @@ template <int ND> CHUNKED_KD i64 at(const Map& m, const i64* i) {
 }
 
 /// Multi-index of flat position t over the axes of `mask` (C order among them); other axes are
-/// left as they are.
-template <int ND, unsigned Mask> CHUNKED_KD void unflatten(i64 t, const i64* extent, i64* i) {
+/// left as they are. Masks are arguments so that the interpreter (interpreter.cuh) passes them at
+/// run time; a generated program's are constants, which the unrolled loops fold.
+template <int ND>
+CHUNKED_KD void unflatten(unsigned mask, i64 t, const i64* extent, i64* i) {
 #pragma unroll
   for (int k = ND - 1; k >= 0; --k) {
-    if ((Mask >> k) & 1u) {
-      if (k == 0 || (Mask & ((1u << k) - 1u)) == 0) {
+    if ((mask >> k) & 1u) {
+      if (k == 0 || (mask & ((1u << k) - 1u)) == 0) {
         i[k] = t; // the outermost axis of the mask takes the rest: no division
       } else {
         const i64 e = extent[k];
@@ -59,14 +62,14 @@ template <int ND, unsigned Mask> CHUNKED_KD void unflatten(i64 t, const i64* ext
 /// with carries: a grid-stride loop walks its positions with additions instead of one 64-bit
 /// division per axis and element. The outermost axis of the mask takes the final carry unbounded,
 /// as unflatten gives it the quotient.
-template <int ND, unsigned Mask>
-CHUNKED_KD void advance(const i64* step, const i64* extent, i64* i) {
+template <int ND>
+CHUNKED_KD void advance(unsigned mask, const i64* step, const i64* extent, i64* i) {
   i64 carry = 0;
 #pragma unroll
   for (int k = ND - 1; k >= 0; --k) {
-    if ((Mask >> k) & 1u) {
+    if ((mask >> k) & 1u) {
       i[k] += step[k] + carry;
-      if (k == 0 || (Mask & ((1u << k) - 1u)) == 0)
+      if (k == 0 || (mask & ((1u << k) - 1u)) == 0)
         return;
       carry = i[k] >= extent[k] ? 1 : 0;
       i[k] -= carry * extent[k];
@@ -144,8 +147,8 @@ template <class P> CHUNKED_KD void store_kernel(const ProgramArgs& a) {
   const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
   const i64 t0 = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
   i64 i[nd] = {}, step[nd] = {};
-  unflatten<P::nd, mask>(t0, a.extent, i);
-  unflatten<P::nd, mask>(stride, a.extent, step);
+  unflatten<P::nd>(mask, t0, a.extent, i);
+  unflatten<P::nd>(mask, stride, a.extent, step);
   i64 t = t0;
   if constexpr (batch > 1) {
     for (; t + (batch - 1) * stride < a.size; t += batch * stride) {
@@ -158,7 +161,7 @@ template <class P> CHUNKED_KD void store_kernel(const ProgramArgs& a) {
         for (int u = 0; u < batch; ++u) {
           in[u] = P::load(a, off);
           at_out[u] = at<P::nd>(a.sink, i);
-          advance<P::nd, mask>(step, a.extent, i);
+          advance<P::nd>(mask, step, a.extent, i);
           leaf_offsets<P>(a, i, off);
         }
 #pragma unroll
@@ -170,7 +173,7 @@ template <class P> CHUNKED_KD void store_kernel(const ProgramArgs& a) {
         for (int u = 0; u < batch; ++u) {
           v[u] = P::eval(a, i);
           at_out[u] = at<P::nd>(a.sink, i);
-          advance<P::nd, mask>(step, a.extent, i);
+          advance<P::nd>(mask, step, a.extent, i);
         }
 #pragma unroll
         for (int u = 0; u < batch; ++u)
@@ -180,7 +183,7 @@ template <class P> CHUNKED_KD void store_kernel(const ProgramArgs& a) {
   }
   for (; t < a.size; t += stride) {
     out[at<P::nd>(a.sink, i)] = P::eval(a, i);
-    advance<P::nd, mask>(step, a.extent, i);
+    advance<P::nd>(mask, step, a.extent, i);
   }
 }
 
@@ -293,8 +296,8 @@ CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
       const i64 r0 = static_cast<i64>(blockIdx.x) * rows_per_part;
       const i64 r1 = r0 + rows_per_part < rows ? r0 + rows_per_part : rows;
       i64 next[nd] = {};
-      unflatten<P::nd, outer>(r0, a.extent, i);
-      unflatten<P::nd, outer>(1, a.extent, next);
+      unflatten<P::nd>(outer, r0, a.extent, i);
+      unflatten<P::nd>(outer, 1, a.extent, next);
       for (i64 r = r0; r < r1; ++r) {
         i64 c = threadIdx.x;
         if constexpr (exact_sum && P::batch > 1) {
@@ -315,7 +318,7 @@ CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
           i[last] = c;
           fold.add(P::eval(a, i), P::index(a, i));
         }
-        advance<P::nd, outer>(next, a.extent, i);
+        advance<P::nd>(outer, next, a.extent, i);
       }
     }
   }
@@ -323,8 +326,8 @@ CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
     const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
     const i64 t0 = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
     i64 step[nd] = {};
-    unflatten<P::nd, mask>(t0, a.extent, i);
-    unflatten<P::nd, mask>(stride, a.extent, step);
+    unflatten<P::nd>(mask, t0, a.extent, i);
+    unflatten<P::nd>(mask, stride, a.extent, step);
     i64 t = t0;
     if constexpr (exact_sum && P::batch > 1) {
       for (; t + (P::batch - 1) * stride < a.size; t += P::batch * stride) {
@@ -332,7 +335,7 @@ CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
 #pragma unroll
         for (int u = 0; u < P::batch; ++u) {
           v[u] = P::eval(a, i);
-          advance<P::nd, mask>(step, a.extent, i);
+          advance<P::nd>(mask, step, a.extent, i);
         }
 #pragma unroll
         for (int u = 0; u < P::batch; ++u)
@@ -341,7 +344,7 @@ CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
     }
     for (; t < a.size; t += stride) {
       fold.add(P::eval(a, i), P::index(a, i));
-      advance<P::nd, mask>(step, a.extent, i);
+      advance<P::nd>(mask, step, a.extent, i);
     }
   }
   if constexpr (exact_sum) {
@@ -394,8 +397,8 @@ template <class Acc> CHUNKED_KD void reduce_final_kernel(const ProgramArgs& a, i
 template <class P, class Acc, int KX> CHUNKED_KD void reduce_axes_kernel(const ProgramArgs& a) {
   constexpr int nd = P::nd > 0 ? P::nd : 1;
   constexpr int RY = block_threads / KX;
-  constexpr unsigned kept_mask = all_axes<P::nd>() & ~P::reduced;
-  constexpr unsigned reduced_mask = all_axes<P::nd>() & P::reduced;
+  const unsigned kept_mask = all_axes<P::nd>() & ~P::reduced_mask(a);
+  const unsigned reduced_mask = all_axes<P::nd>() & P::reduced_mask(a);
   const int tx = static_cast<int>(threadIdx.x) % KX, ty = static_cast<int>(threadIdx.x) / KX;
   const i64 q = static_cast<i64>(blockIdx.x) * KX + tx;
   const i64 lanes = static_cast<i64>(gridDim.y) * RY;
@@ -409,9 +412,9 @@ template <class P, class Acc, int KX> CHUNKED_KD void reduce_axes_kernel(const P
   }
   auto fold = start_fold<Acc>(space, tx);
   if (q < a.kept) {
-    unflatten<P::nd, kept_mask>(q, a.extent, i);
-    unflatten<P::nd, reduced_mask>(lane, a.extent, i);
-    unflatten<P::nd, reduced_mask>(lanes, a.extent, step);
+    unflatten<P::nd>(kept_mask, q, a.extent, i);
+    unflatten<P::nd>(reduced_mask, lane, a.extent, i);
+    unflatten<P::nd>(reduced_mask, lanes, a.extent, step);
     i64 r = lane;
     if constexpr (P::batch > 1) {
       // As store_kernel: the batch's loads first, then its folds in the same order.
@@ -426,7 +429,7 @@ template <class P, class Acc, int KX> CHUNKED_KD void reduce_axes_kernel(const P
           for (int u = 0; u < batch; ++u) {
             in[u] = P::load(a, off);
             index[u] = P::index(a, i);
-            advance<P::nd, reduced_mask>(step, a.extent, i);
+            advance<P::nd>(reduced_mask, step, a.extent, i);
             leaf_offsets<P>(a, i, off);
           }
 #pragma unroll
@@ -438,7 +441,7 @@ template <class P, class Acc, int KX> CHUNKED_KD void reduce_axes_kernel(const P
           for (int u = 0; u < batch; ++u) {
             v[u] = P::eval(a, i);
             index[u] = P::index(a, i);
-            advance<P::nd, reduced_mask>(step, a.extent, i);
+            advance<P::nd>(reduced_mask, step, a.extent, i);
           }
 #pragma unroll
           for (int u = 0; u < batch; ++u)
@@ -448,7 +451,7 @@ template <class P, class Acc, int KX> CHUNKED_KD void reduce_axes_kernel(const P
     }
     for (; r < a.reduced; r += lanes) {
       fold.add(P::eval(a, i), P::index(a, i));
-      advance<P::nd, reduced_mask>(step, a.extent, i);
+      advance<P::nd>(reduced_mask, step, a.extent, i);
     }
   }
   if constexpr (exact_sum) {
@@ -490,7 +493,7 @@ template <class P, class Acc, int KX> CHUNKED_KD void reduce_axes_kernel(const P
 template <class P, class Acc>
 CHUNKED_KD void reduce_axes_final_kernel(const ProgramArgs& a, int segments) {
   constexpr int nd = P::nd > 0 ? P::nd : 1;
-  constexpr unsigned kept_mask = all_axes<P::nd>() & ~P::reduced;
+  const unsigned kept_mask = all_axes<P::nd>() & ~P::reduced_mask(a);
   constexpr int warps = block_threads / 32;
   const i64* scratch = static_cast<const i64*>(a.scratch);
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
@@ -509,7 +512,7 @@ CHUNKED_KD void reduce_axes_final_kernel(const ProgramArgs& a, int segments) {
       __syncwarp();
       if (lane == 0) {
         i64 i[nd] = {};
-        unflatten<P::nd, kept_mask>(q, a.extent, i);
+        unflatten<P::nd>(kept_mask, q, a.extent, i);
         exact_store(entry[warp], static_cast<i64*>(a.out) + at<P::nd>(a.sink, i) * Acc::words);
       }
       __syncwarp();
@@ -533,7 +536,7 @@ CHUNKED_KD void reduce_axes_final_kernel(const ProgramArgs& a, int segments) {
       }
       if (lane == 0) {
         i64 i[nd] = {};
-        unflatten<P::nd, kept_mask>(q, a.extent, i);
+        unflatten<P::nd>(kept_mask, q, a.extent, i);
         shared[threadIdx.x].store(static_cast<i64*>(a.out) + at<P::nd>(a.sink, i) * Acc::words);
       }
       __syncwarp();

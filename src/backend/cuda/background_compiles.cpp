@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+// A small pool of compile threads with a queue (background_compiles.hpp).
+#include "backend/cuda/background_compiles.hpp"
+
+#include "backend/cuda/jit.hpp"
+#include "runtime/log_message.hpp"
+#include "runtime/parallel_for.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace chunked::cuda {
+
+namespace {
+
+class BackgroundCompiles {
+public:
+  BackgroundCompiles() {
+    // The module cache must outlive these threads: made first, it is destroyed after them.
+    (void)find_module(0, std::string());
+  }
+  ~BackgroundCompiles() {
+    {
+      const std::lock_guard lock(mutex_);
+      stop_ = true;
+      queue_.clear();
+    }
+    wake_.notify_all();
+    for (std::thread& t : threads_)
+      t.join();
+  }
+  BackgroundCompiles(const BackgroundCompiles&) = delete;
+  BackgroundCompiles& operator=(const BackgroundCompiles&) = delete;
+
+  void add(int device, const plan::BlockProgram& program, KernelSet set) {
+    std::string key = module_key(program, set);
+    const std::lock_guard lock(mutex_);
+    if (stop_ || !started_.insert({device, key}).second)
+      return;
+    queue_.push_back(Job{device, std::move(key), program, set});
+    // NVRTC compiles one module on one thread: a thread per queued module, up to the cores.
+    if (threads_.size() < max_threads() && idle_ == 0)
+      threads_.emplace_back([this] { work(); });
+    wake_.notify_one();
+  }
+
+  void wait() {
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return queue_.empty() && busy_ == 0; });
+  }
+
+private:
+  struct Job {
+    int device;
+    std::string key;
+    plan::BlockProgram program;
+    KernelSet set;
+  };
+
+  static std::size_t max_threads() {
+    return std::clamp<std::size_t>(runtime::hardware_threads() / 2, 1, 8);
+  }
+
+  void work() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      ++idle_;
+      wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      --idle_;
+      if (stop_)
+        return;
+      Job job = std::move(queue_.front());
+      queue_.pop_front();
+      ++busy_;
+      lock.unlock();
+      try {
+        program_module(job.device, job.program, job.set);
+      } catch (const std::exception& e) {
+        runtime::log(LogLevel::warn,
+                     fmt::format("Cuda backend: the kernel of {} was not compiled ({}); the "
+                                 "interpreter keeps running it",
+                                 job.key, e.what()));
+      }
+      lock.lock();
+      --busy_;
+      if (queue_.empty() && busy_ == 0)
+        done_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::deque<Job> queue_;
+  std::set<std::pair<int, std::string>> started_;
+  std::vector<std::thread> threads_;
+  int idle_ = 0, busy_ = 0;
+  bool stop_ = false;
+};
+
+BackgroundCompiles& compiles() {
+  static BackgroundCompiles instance;
+  return instance;
+}
+
+} // namespace
+
+void compile_in_background(int device, const plan::BlockProgram& program, KernelSet set) {
+  compiles().add(device, program, set);
+}
+
+void wait_for_background_compiles() { compiles().wait(); }
+
+} // namespace chunked::cuda

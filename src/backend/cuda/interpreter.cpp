@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+// A block program as the interpreter's code, and the driver's handles of its kernels.
+#include "backend/cuda/interpreter.hpp"
+
+#include "backend/cuda/runtime.hpp"
+
+#include <cuda_runtime.h>
+
+#include <map>
+#include <mutex>
+#include <utility>
+
+namespace chunked::cuda {
+
+namespace {
+
+/// Moves the axes of `m` from the first `nd` places to the last ones, zeroing the first `pad`.
+void pad_map(kernel::Map& m, int nd, int pad) {
+  for (int d = nd - 1; d >= 0; --d)
+    m.coef[d + pad] = m.coef[d];
+  for (int d = 0; d < pad; ++d)
+    m.coef[d] = 0;
+}
+
+} // namespace
+
+bool interpretable(const plan::BlockProgram& p) {
+  if (p.ndim < 0 || p.ndim > kernel::args_max_ndim || p.leaves.empty() ||
+      p.num_values() > kernel::interp_max_values)
+    return false;
+  for (const auto& in : p.instrs)
+    if (in.call >= 0)
+      return false;
+  return true;
+}
+
+kernel::InterpArgs interp_args(const plan::BlockProgram& p, const kernel::ProgramArgs& args) {
+  kernel::InterpArgs a{};
+  static_cast<kernel::ProgramArgs&>(a) = args;
+  const int nd = p.ndim;
+  const int rank = kernel::interp_ranks[kernel::interp_rank_slot(nd < 1 ? 1 : nd)];
+  const int pad = rank - nd;
+  for (int d = nd - 1; d >= 0; --d)
+    a.extent[d + pad] = a.extent[d];
+  for (int d = 0; d < pad; ++d)
+    a.extent[d] = 1;
+  pad_map(a.sink, nd, pad);
+  pad_map(a.index, nd, pad);
+  for (std::size_t l = 0; l < p.leaves.size(); ++l)
+    pad_map(a.leaf[l].map, nd, pad);
+  kernel::InterpCode& c = a.code;
+  c.reduced = p.sink.kind == plan::Sink::Kind::reduce ? p.sink.reduced_axes << pad : 0u;
+  c.leaves = static_cast<unsigned char>(p.leaves.size());
+  c.values = static_cast<unsigned char>(p.num_values());
+  for (std::size_t l = 0; l < p.leaves.size(); ++l)
+    c.v[l] = {static_cast<unsigned char>(p.leaves[l].kind),
+              static_cast<unsigned char>(p.leaves[l].dtype), 0, {0, 0, 0}};
+  for (std::size_t j = 0; j < p.instrs.size(); ++j) {
+    const plan::Instr& in = p.instrs[j];
+    const int arity = in.arity();
+    kernel::InterpValue& v = c.v[p.leaves.size() + j];
+    v.op = static_cast<unsigned char>(in.op);
+    v.dtype = static_cast<unsigned char>(in.dtype);
+    v.operand = static_cast<unsigned char>(p.value_dtype(in.args[arity == 3 ? 1 : 0]));
+    for (int k = 0; k < 3; ++k)
+      v.args[k] = static_cast<unsigned char>(k < arity ? in.args[k] : 0);
+  }
+  return a;
+}
+
+CUfunction interp_function(int device, const void* symbol) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, const void*>, CUfunction> functions;
+  const std::lock_guard lock(mutex);
+  auto [it, added] = functions.try_emplace({device, symbol}, nullptr);
+  if (added) {
+    const DeviceGuard guard(device);
+    cudaFunction_t f = nullptr;
+    const cudaError_t status = cudaGetFuncBySymbol(&f, symbol);
+    if (status != cudaSuccess)
+      functions.erase(it);
+    check(status, "cudaGetFuncBySymbol", device, "(an interpreter kernel)");
+    it->second = reinterpret_cast<CUfunction>(f);
+  }
+  return it->second;
+}
+
+} // namespace chunked::cuda
