@@ -8,6 +8,7 @@
 #include "backend/cuda/launch_program.hpp"
 #include "plan/op_types.hpp"
 #include "plan/partial.hpp"
+#include "runtime/parallel_for.hpp"
 #include "support/cuda_test.hpp"
 
 #include <cstdint>
@@ -172,12 +173,19 @@ std::vector<unsigned char> run(const plan::BlockProgram& p, KernelTier tier) {
   return host;
 }
 
-void expect_same_bits(const plan::BlockProgram& p) {
-  ASSERT_TRUE(cuda::interpretable(p)) << p.describe();
-  const auto compiled = run(p, KernelTier::compiled);
-  const auto interpreted = run(p, KernelTier::interpreter);
+/// Runs each program by its generated kernels and by the interpreter and compares the bytes. The
+/// generated modules compile first, on all cores (one NVRTC compile per module and thread).
+void expect_same_bits(const std::vector<plan::BlockProgram>& programs) {
+  runtime::parallel_for(programs.size(), runtime::hardware_threads(), [&](std::size_t i) {
+    cuda::program_module(0, programs[i], cuda::kernel_set(programs[i]));
+  });
+  for (const plan::BlockProgram& p : programs) {
+    ASSERT_TRUE(cuda::interpretable(p)) << p.describe();
+    const auto compiled = run(p, KernelTier::compiled);
+    const auto interpreted = run(p, KernelTier::interpreter);
+    EXPECT_TRUE(compiled == interpreted) << p.describe();
+  }
   cuda::set_kernel_tier(KernelTier::tiered);
-  EXPECT_TRUE(compiled == interpreted) << p.describe();
 }
 
 class CudaInterpreter : public ::testing::Test {
@@ -187,7 +195,7 @@ protected:
 };
 
 TEST_F(CudaInterpreter, EveryOpOnEveryAcceptedDtype) {
-  int programs = 0;
+  std::vector<plan::BlockProgram> programs;
   for (int code = 0; code < ops::num_opcodes; ++code) {
     const auto op = static_cast<OpCode>(code);
     if (op == OpCode::cast)
@@ -209,21 +217,22 @@ TEST_F(CudaInterpreter, EveryOpOnEveryAcceptedDtype) {
         leaves = {stored_leaf(t, 0)};
         ins.args = {0, -1, -1};
       }
-      expect_same_bits(program({37, 45}, std::move(leaves), {ins}));
-      ++programs;
+      programs.push_back(program({37, 45}, std::move(leaves), {ins}));
     }
   }
-  EXPECT_GT(programs, 100);
+  EXPECT_GT(programs.size(), 100u);
+  expect_same_bits(programs);
 }
 
 TEST_F(CudaInterpreter, EveryCastAndAChainOfInstructions) {
+  std::vector<plan::BlockProgram> programs;
   for (DType from : all_dtypes)
     for (DType to : all_dtypes) {
       plan::Instr ins;
       ins.op = OpCode::cast;
       ins.dtype = to;
       ins.args = {0, -1, -1};
-      expect_same_bits(program({1000}, {stored_leaf(from, 0)}, {ins}));
+      programs.push_back(program({1000}, {stored_leaf(from, 0)}, {ins}));
     }
   // (a * b + c) / sqrt(|a|) > 1 ? a : c, in float64 over float32 inputs, 3-D.
   std::vector<plan::Instr> chain = {
@@ -232,13 +241,15 @@ TEST_F(CudaInterpreter, EveryCastAndAChainOfInstructions) {
       {OpCode::add, DType::float64, {6, 5, -1}},   {OpCode::abs, DType::float64, {3, -1, -1}},
       {OpCode::sqrt, DType::float64, {8, -1, -1}}, {OpCode::div, DType::float64, {7, 9, -1}},
       {OpCode::gt, DType::bool_, {10, 3, -1}},     {OpCode::where, DType::float64, {11, 3, 5}}};
-  expect_same_bits(program(
+  programs.push_back(program(
       {5, 7, 33},
       {stored_leaf(DType::float32, 0), stored_leaf(DType::float32, 1), stored_leaf(DType::float32, 2)},
       chain));
+  expect_same_bits(programs);
 }
 
 TEST_F(CudaInterpreter, EveryLeafKind) {
+  std::vector<plan::BlockProgram> programs;
   for (DType t : all_dtypes) {
     std::vector<plan::LeafKind> kinds{plan::LeafKind::constant, plan::LeafKind::stored};
     if (t != DType::bool_)
@@ -261,11 +272,12 @@ TEST_F(CudaInterpreter, EveryLeafKind) {
       if (kind != plan::LeafKind::stored)
         leaf.input = -1;
       // The leaf read as it is, and doubled (a program of one leaf and one instruction).
-      expect_same_bits(program({19, 53}, {leaf}, {}));
+      programs.push_back(program({19, 53}, {leaf}, {}));
       if (t != DType::bool_)
-        expect_same_bits(program({19, 53}, {leaf}, {{OpCode::add, t, {0, 0, -1}}}));
+        programs.push_back(program({19, 53}, {leaf}, {{OpCode::add, t, {0, 0, -1}}}));
     }
   }
+  expect_same_bits(programs);
 }
 
 /// Boxes and reduced axes that take every reduction kernel: along some axes with 32 kept
@@ -277,6 +289,7 @@ const std::vector<std::pair<std::vector<index_t>, unsigned>> reduction_shapes = 
     {{5, 7, 33}, 0b101u},  {{3, 2, 4, 5, 6}, 0b01010u}, {{3, 2, 4, 5, 6}, 0b11111u}};
 
 TEST_F(CudaInterpreter, EveryReductionOverEveryKernelShape) {
+  std::vector<plan::BlockProgram> programs;
   for (int code = 0; code < ops::num_reduce_ops; ++code) {
     const auto op = static_cast<plan::ReduceOp>(code);
     const bool exact = op == plan::ReduceOp::exact_sum || op == plan::ReduceOp::exact_mean;
@@ -287,9 +300,10 @@ TEST_F(CudaInterpreter, EveryReductionOverEveryKernelShape) {
           op != plan::ReduceOp::any && op != plan::ReduceOp::argmax)
         continue; // the other ops' kernels are the same for these inputs; keeps compiles few
       for (const auto& [extent, reduced] : reduction_shapes)
-        expect_same_bits(program(extent, {stored_leaf(t, 0)}, {}, reduced, op));
+        programs.push_back(program(extent, {stored_leaf(t, 0)}, {}, reduced, op));
     }
   }
+  expect_same_bits(programs);
 }
 
 TEST_F(CudaInterpreter, TieredRunsSwitchToTheCompiledKernelOnceItIsReady) {

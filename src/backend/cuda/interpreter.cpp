@@ -3,6 +3,7 @@
 #include "backend/cuda/interpreter.hpp"
 
 #include "backend/cuda/runtime.hpp"
+#include <chunked/core/error.hpp>
 
 #include <cuda_runtime.h>
 
@@ -77,10 +78,27 @@ CUfunction interp_function(int device, const void* symbol) {
     const DeviceGuard guard(device);
     cudaFunction_t f = nullptr;
     const cudaError_t status = cudaGetFuncBySymbol(&f, symbol);
-    if (status != cudaSuccess)
+    if (status != cudaSuccess) {
       functions.erase(it);
+      (void)cudaGetLastError(); // not sticky: later launches must not see it
+    }
     check(status, "cudaGetFuncBySymbol", device, "(an interpreter kernel)");
     it->second = reinterpret_cast<CUfunction>(f);
+  }
+  return it->second;
+}
+
+bool interpreter_available(int device) {
+  static std::mutex mutex;
+  static std::map<int, bool> available;
+  const std::lock_guard lock(mutex);
+  auto [it, added] = available.try_emplace(device, false);
+  if (added) {
+    try {
+      it->second = interp_function(device, interp_store_kernel(1, DType::float64)) != nullptr;
+    } catch (const Error&) {
+      it->second = false;
+    }
   }
   return it->second;
 }

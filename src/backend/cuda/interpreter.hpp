@@ -34,6 +34,10 @@ const void* interp_store_kernel(int nd, DType result);
 /// The reduction kernels for programs of rank `nd` reducing `input` values by `op`.
 InterpReduceKernels interp_reduce_kernels(int nd, plan::ReduceOp op, DType input);
 
+/// Whether the interpreter's kernels load on `device` (they are compiled for the architectures the
+/// library was built for; elsewhere every program waits for its generated kernel).
+bool interpreter_available(int device);
+
 /// The driver's handle of runtime kernel `symbol` on `device`, for cuda::launch.
 CUfunction interp_function(int device, const void* symbol);
 

@@ -50,7 +50,7 @@ void set_kernel_tier(KernelTier tier) { tier_setting().store(tier); }
 
 const Module* launch_module(int device, const plan::BlockProgram& program, KernelSet set) {
   const KernelTier tier = kernel_tier();
-  if (tier == KernelTier::compiled || !interpretable(program))
+  if (tier == KernelTier::compiled || !interpretable(program) || !interpreter_available(device))
     return &program_module(device, program, set);
   if (tier == KernelTier::interpreter)
     return nullptr;
@@ -77,7 +77,7 @@ void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices,
     std::string key = module_key(p, set);
     if (!seen.insert(key).second)
       return;
-    if (tier != KernelTier::compiled && interpretable(p)) {
+    if (tier != KernelTier::compiled && interpretable(p) && interpreter_available(devices[0])) {
       // The interpreter runs it until launch_module finds its module.
       if (tier == KernelTier::tiered)
         for (int device : devices)
