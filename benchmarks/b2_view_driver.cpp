@@ -116,6 +116,7 @@ Timings measure(const Config& c, std::string name, std::span<const double> a, st
       reference = probes;
     else if (probes != reference)
       throw std::runtime_error(t.name + ": the result differs bitwise from the first run");
+    wait_for_kernels(); // warm runs launch the fused kernels
     if (run > 0 || c.repeat == 0) {
       t.make_s.push_back(make);
       t.compute_s.push_back(compute);

@@ -232,6 +232,7 @@ std::vector<Program> measure(const Config& c, index_t rows, const ComputeOptions
   };
   for (std::size_t p = 0; p < programs.size(); ++p) {
     programs[p].first_s = run_one(p);
+    wait_for_kernels(); // warm runs launch the fused kernels
     for (int r = 0; r < c.repeat; ++r)
       programs[p].runs_s.push_back(run_one(p));
     kept = {};

@@ -142,6 +142,7 @@ template <class B> Result measure(const Config& c, const ComputeOptions& options
     });
     r.round_trip_error =
         std::max(r.round_trip_error, std::abs(s - total) / (1.0 + std::abs(total)));
+    wait_for_kernels(); // warm runs launch the fused kernels
     if (run > 0) {
       r.transpose_s.push_back(t);
       r.round_trip_s.push_back(u);

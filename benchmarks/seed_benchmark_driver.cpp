@@ -160,6 +160,7 @@ template <class B> Timings measure(const Config& c, const ComputeOptions& option
   t.startup =
       bench::seconds_of([&] { (void)zeros<double, B>(Shape{1}, Chunks{1}).sum().item(options); });
   t.first = timed();
+  wait_for_kernels(); // warm runs launch the fused kernel
   for (int i = 0; i < c.repeat; ++i)
     t.warm.push_back(timed());
   return t;

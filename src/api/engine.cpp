@@ -28,6 +28,8 @@ namespace chunked {
 
 bool cuda_available() { return runtime::cuda_backend().usable_devices() > 0; }
 
+void wait_for_kernels() { runtime::cuda_backend().wait_for_kernels(); }
+
 namespace detail {
 
 namespace {

@@ -16,6 +16,7 @@ public:
   int usable_devices() const override { return cuda::usable_device_count(); }
   /// One task per block: on a GPU one block's kernel already spreads over every multiprocessor.
   plan::TaskSplit task_split() const override { return plan::TaskSplit{}; }
+  void wait_for_kernels() const override { cuda::wait_for_kernels(); }
   std::vector<std::shared_ptr<Buffer>> execute(plan::Plan& plan, const ComputeOptions& options,
                                                int devices) const override {
     return cuda::execute(plan, options, devices);

@@ -45,6 +45,7 @@ void fill_frame(const runtime::Frame&) {
 
 int pointer_device(const void*) { return -1; }
 double device_copy_rate() { return 0; }
+void wait_for_kernels() {}
 
 } // namespace chunked::cuda
 #endif

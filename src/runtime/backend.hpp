@@ -32,6 +32,9 @@ public:
   virtual int usable_devices() const = 0;
   /// How the planner cuts this backend's work into tasks (plan::make_plan's `split`).
   virtual plan::TaskSplit task_split() const = 0;
+  /// Blocks until the code this backend generates in the background is ready (chunked's
+  /// wait_for_kernels); nothing by default.
+  virtual void wait_for_kernels() const {}
 
   /// Runs every task of `plan`. `devices` is usable_devices() as counted when the backend was
   /// resolved for this computation. Returns, per task, the buffers of result tasks (persist);

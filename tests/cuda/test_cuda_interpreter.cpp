@@ -103,8 +103,8 @@ std::vector<unsigned char> input_bytes(DType t, index_t n, int seed) {
                               -7.0};
     const bool edge = r % 17 == 0;
     const double f = edge ? special[(r >> 8) % 8] : static_cast<double>(r % 20001 - 10000) / 64.0;
-    const std::int64_t k = edge ? std::numeric_limits<std::int64_t>::min() + (r >> 8) % 3
-                                : r % 2001 - 1000;
+    const std::int64_t k =
+        edge ? std::numeric_limits<std::int64_t>::min() + (r >> 8) % 3 : r % 2001 - 1000;
     visit_dtype(t, [&](auto tag) {
       using T = decltype(tag);
       T v;
@@ -241,10 +241,10 @@ TEST_F(CudaInterpreter, EveryCastAndAChainOfInstructions) {
       {OpCode::add, DType::float64, {6, 5, -1}},   {OpCode::abs, DType::float64, {3, -1, -1}},
       {OpCode::sqrt, DType::float64, {8, -1, -1}}, {OpCode::div, DType::float64, {7, 9, -1}},
       {OpCode::gt, DType::bool_, {10, 3, -1}},     {OpCode::where, DType::float64, {11, 3, 5}}};
-  programs.push_back(program(
-      {5, 7, 33},
-      {stored_leaf(DType::float32, 0), stored_leaf(DType::float32, 1), stored_leaf(DType::float32, 2)},
-      chain));
+  programs.push_back(program({5, 7, 33},
+                             {stored_leaf(DType::float32, 0), stored_leaf(DType::float32, 1),
+                              stored_leaf(DType::float32, 2)},
+                             chain));
   expect_same_bits(programs);
 }
 
@@ -284,9 +284,9 @@ TEST_F(CudaInterpreter, EveryLeafKind) {
 /// positions per CUDA block, with one and with segments; over every axis, by rows and by grid
 /// stride; ranks 1, 3 and 5 (padded to the interpreter's rank 8).
 const std::vector<std::pair<std::vector<index_t>, unsigned>> reduction_shapes = {
-    {{301, 67}, 0b01u},    {{67, 301}, 0b10u},          {{3, 70000}, 0b10u},
-    {{301, 67}, 0b11u},    {{4, 100000}, 0b11u},        {{1000}, 0b1u},
-    {{5, 7, 33}, 0b101u},  {{3, 2, 4, 5, 6}, 0b01010u}, {{3, 2, 4, 5, 6}, 0b11111u}};
+    {{301, 67}, 0b01u},   {{67, 301}, 0b10u},          {{3, 70000}, 0b10u},
+    {{301, 67}, 0b11u},   {{4, 100000}, 0b11u},        {{1000}, 0b1u},
+    {{5, 7, 33}, 0b101u}, {{3, 2, 4, 5, 6}, 0b01010u}, {{3, 2, 4, 5, 6}, 0b11111u}};
 
 TEST_F(CudaInterpreter, EveryReductionOverEveryKernelShape) {
   std::vector<plan::BlockProgram> programs;
@@ -327,10 +327,10 @@ TEST_F(CudaInterpreter, TieredRunsSwitchToTheCompiledKernelOnceItIsReady) {
 // outermost, with extent 1 and no stride, and carries the structure.
 TEST(CudaInterpreterArgs, PadsAxesAndEncodesTheProgram) {
   using namespace chunked;
-  plan::BlockProgram p =
-      program({4, 5, 6, 7}, {stored_leaf(DType::float32, 0), stored_leaf(DType::int32, 1)},
-              {{OpCode::cast, DType::float32, {1, -1, -1}}, {OpCode::add, DType::float32, {0, 2, -1}}},
-              0b0101u, plan::ReduceOp::max);
+  plan::BlockProgram p = program(
+      {4, 5, 6, 7}, {stored_leaf(DType::float32, 0), stored_leaf(DType::int32, 1)},
+      {{OpCode::cast, DType::float32, {1, -1, -1}}, {OpCode::add, DType::float32, {0, 2, -1}}},
+      0b0101u, plan::ReduceOp::max);
   const void* inputs[] = {nullptr, nullptr};
   const cuda::kernel::ProgramArgs args = cuda::make_args(p, inputs, nullptr, nullptr);
   const cuda::kernel::InterpArgs a = cuda::interp_args(p, args);

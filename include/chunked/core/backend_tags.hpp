@@ -41,4 +41,11 @@ inline constexpr bool is_backend_v =
 /// True when built with CUDA and at least one device is visible and usable.
 bool cuda_available();
 
+/// Blocks until the GPU kernels being compiled in the background are ready. A program's first
+/// runs on a GPU go through the CUDA backend's precompiled interpreter while its fused kernel
+/// compiles on a host thread, so that no computation waits for the compiler; later runs launch
+/// the fused kernel once it is ready. Results are bitwise the same either way. Call this before
+/// timing warm runs (benchmarks); it returns at once when nothing is compiling or without CUDA.
+void wait_for_kernels();
+
 } // namespace chunked

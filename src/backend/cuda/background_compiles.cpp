@@ -3,6 +3,7 @@
 #include "backend/cuda/background_compiles.hpp"
 
 #include "backend/cuda/jit.hpp"
+#include "backend/cuda/runtime_api.hpp"
 #include "runtime/log_message.hpp"
 #include "runtime/parallel_for.hpp"
 
@@ -25,8 +26,9 @@ namespace {
 class BackgroundCompiles {
 public:
   BackgroundCompiles() {
-    // The module cache must outlive these threads: made first, it is destroyed after them.
-    (void)find_module(0, std::string());
+    // What the compile threads use must outlive them: the compiler's state is never destroyed
+    // (compiler.cpp), and the log's, made before this object, is destroyed after it.
+    (void)runtime::logging(LogLevel::debug);
   }
   ~BackgroundCompiles() {
     {
@@ -118,5 +120,7 @@ void compile_in_background(int device, const plan::BlockProgram& program, Kernel
 }
 
 void wait_for_background_compiles() { compiles().wait(); }
+
+void wait_for_kernels() { wait_for_background_compiles(); }
 
 } // namespace chunked::cuda

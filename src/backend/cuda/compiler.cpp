@@ -59,14 +59,15 @@ template <class F> void entry_point(const char* name, F& out) {
 }
 
 const Driver& driver() {
-  static const Driver d = [] {
+  // Leaked, as the module cache: background compiles may use it until their threads end at exit.
+  static const Driver& d = *new Driver([] {
     Driver r;
     entry_point("cuModuleLoadData", r.module_load_data);
     entry_point("cuModuleGetFunction", r.module_get_function);
     entry_point("cuLaunchKernel", r.launch_kernel);
     entry_point("cuGetErrorName", r.get_error_name);
     return r;
-  }();
+  }());
   return d;
 }
 
@@ -103,7 +104,7 @@ std::string private_root() {
 /// Text of every header the kernels may include, for the cache key (a changed header must not
 /// load a stale module).
 const std::string& headers_fingerprint() {
-  static const std::string text = [] {
+  static const std::string& text = *new std::string([] { // leaked, as driver()
     std::string all;
 #if CHUNKED_HAVE_EMBEDDED_KERNEL_HEADERS
     all = chunked_embedded_cuda_kernel_headers;
@@ -127,7 +128,7 @@ const std::string& headers_fingerprint() {
                          "backend/cuda/kernel/program.hpp"});
 #endif
     return all;
-  }();
+  }());
   return text;
 }
 
@@ -181,7 +182,7 @@ namespace {
 Image compile_image(const std::string& key, const std::string& source, const std::string& arch) {
   nvrtcProgram prog = nullptr;
 #if CHUNKED_HAVE_EMBEDDED_KERNEL_HEADERS
-  static const EmbeddedHeaders headers;
+  static const EmbeddedHeaders& headers = *new EmbeddedHeaders; // leaked, as driver()
   const nvrtcResult created = nvrtcCreateProgram(&prog, source.c_str(), "chunked_program.cu",
                                                  static_cast<int>(headers.names.size()),
                                                  headers.contents.data(), headers.names.data());

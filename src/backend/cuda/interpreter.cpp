@@ -55,7 +55,9 @@ kernel::InterpArgs interp_args(const plan::BlockProgram& p, const kernel::Progra
   c.values = static_cast<unsigned char>(p.num_values());
   for (std::size_t l = 0; l < p.leaves.size(); ++l)
     c.v[l] = {static_cast<unsigned char>(p.leaves[l].kind),
-              static_cast<unsigned char>(p.leaves[l].dtype), 0, {0, 0, 0}};
+              static_cast<unsigned char>(p.leaves[l].dtype),
+              0,
+              {0, 0, 0}};
   for (std::size_t j = 0; j < p.instrs.size(); ++j) {
     const plan::Instr& in = p.instrs[j];
     const int arity = in.arity();

@@ -21,11 +21,11 @@ kernel::InterpArgs interp_args(const plan::BlockProgram& p, const kernel::Progra
 /// The interpreter's kernels of one rank and one reduction: the parameters are the generated
 /// kernels' of the same name (codegen.hpp) with InterpArgs for ProgramArgs.
 struct InterpReduceKernels {
-  const void* all;        ///< chunked_reduce_all
-  const void* final;      ///< chunked_reduce_final
-  const void* axes_wide;  ///< chunked_reduce_axes_wide
+  const void* all;         ///< chunked_reduce_all
+  const void* final;       ///< chunked_reduce_final
+  const void* axes_wide;   ///< chunked_reduce_axes_wide
   const void* axes_narrow; ///< chunked_reduce_axes_narrow
-  const void* axes_final; ///< chunked_reduce_axes_final
+  const void* axes_final;  ///< chunked_reduce_axes_final
 };
 
 /// The store kernel for programs of rank `nd` giving `result` (a runtime kernel symbol).

@@ -37,7 +37,8 @@ const void* interp_store_kernel(int nd, DType result) {
     const void* k = nullptr;
     ((slot == S ? (k = store_at<S>(result), 0) : 0), ...);
     return k;
-  }(std::make_integer_sequence<int, kernel::interp_num_ranks>{});
+  }
+  (std::make_integer_sequence<int, kernel::interp_num_ranks>{});
 }
 
 InterpReduceKernels interp_reduce_kernels(int nd, plan::ReduceOp op, DType input) {

@@ -73,7 +73,8 @@ template <ops::Accumulator A, bool F> InterpReduceKernels reduce_kernels(int slo
     InterpReduceKernels k{};
     ((slot == S ? (k = reduce_kernels_at<A, F, S>(), 0) : 0), ...);
     return k;
-  }(std::make_integer_sequence<int, kernel::interp_num_ranks>{});
+  }
+  (std::make_integer_sequence<int, kernel::interp_num_ranks>{});
 }
 
 /// Every (accumulator, floating state) pair a reduction reaches (ops::reduce_state_floating:
@@ -81,9 +82,23 @@ template <ops::Accumulator A, bool F> InterpReduceKernels reduce_kernels(int slo
 /// Each is instantiated in one of the interpreter_reduce_*.cu files, so that they compile in
 /// parallel.
 #define CHUNKED_INTERP_ACCUMULATORS(X)                                                             \
-  X(sum, true) X(sum, false) X(prod, true) X(prod, false) X(min, true) X(min, false) X(max, true)  \
-  X(max, false) X(any, false) X(all, false) X(mean, true) X(moments, true) X(argmin, true)         \
-  X(argmin, false) X(argmax, true) X(argmax, false) X(exact, false)
+  X(sum, true)                                                                                     \
+  X(sum, false)                                                                                    \
+  X(prod, true)                                                                                    \
+  X(prod, false)                                                                                   \
+  X(min, true)                                                                                     \
+  X(min, false)                                                                                    \
+  X(max, true)                                                                                     \
+  X(max, false)                                                                                    \
+  X(any, false)                                                                                    \
+  X(all, false)                                                                                    \
+  X(mean, true)                                                                                    \
+  X(moments, true)                                                                                 \
+  X(argmin, true)                                                                                  \
+  X(argmin, false)                                                                                 \
+  X(argmax, true)                                                                                  \
+  X(argmax, false)                                                                                 \
+  X(exact, false)
 #define CHUNKED_INTERP_REDUCE_EXTERN(A, F)                                                         \
   extern template InterpReduceKernels reduce_kernels<ops::Accumulator::A, F>(int);
 CHUNKED_INTERP_ACCUMULATORS(CHUNKED_INTERP_REDUCE_EXTERN)

@@ -48,6 +48,11 @@ KernelTier kernel_tier() { return tier_setting().load(std::memory_order_relaxed)
 
 void set_kernel_tier(KernelTier tier) { tier_setting().store(tier); }
 
+/// Elements of a plan's programs from which its first run waits for its compiles: the
+/// interpreter runs them at a fraction of the generated kernels' speed, so a run of this size
+/// (about 0.1 s in generated kernels on one GPU) loses more to it than a compile costs.
+constexpr double wait_for_compiles_elements = 16e9;
+
 const Module* launch_module(int device, const plan::BlockProgram& program, KernelSet set) {
   const KernelTier tier = kernel_tier();
   if (tier == KernelTier::compiled || !interpretable(program) || !interpreter_available(device))
@@ -67,32 +72,9 @@ void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices,
     plan::BlockProgram program;
     KernelSet set;
   };
-  std::vector<Job> jobs;
-  std::unordered_set<std::string> seen;
-  const KernelTier tier = kernel_tier();
-  auto add = [&](const plan::BlockProgram& p) {
-    if (p.size() == 0)
-      return; // launches nothing
-    const KernelSet set = kernel_set(p);
-    std::string key = module_key(p, set);
-    if (!seen.insert(key).second)
-      return;
-    if (tier != KernelTier::compiled && interpretable(p) && interpreter_available(devices[0])) {
-      // The interpreter runs it until launch_module finds its module.
-      if (tier == KernelTier::tiered)
-        for (int device : devices)
-          if (!find_module(device, key))
-            compile_in_background(device, p, set);
-      return;
-    }
-    // Only what some device has not loaded yet: a warm run compiles nothing and starts no thread.
-    for (int device : devices)
-      if (!find_module(device, key)) {
-        jobs.push_back(Job{std::move(key), p, set});
-        return;
-      }
-  };
+  // Programs and their counts, from the first and last task of each stage.
   std::vector<plan::TaskId> first(plan.stages.size(), ~plan::TaskId{0}), last = first;
+  std::vector<std::size_t> tasks(plan.stages.size(), 0);
   for (std::size_t t = 0; t < plan.tasks.size(); ++t) {
     const plan::Task& task = plan.tasks[t];
     if (task.kind != plan::TaskKind::program || skipped[t])
@@ -100,20 +82,53 @@ void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices,
     if (first[task.index] == ~plan::TaskId{0})
       first[task.index] = static_cast<plan::TaskId>(t);
     last[task.index] = static_cast<plan::TaskId>(t);
+    ++tasks[task.index];
   }
-  plan::BlockProgram program;
+  std::vector<plan::BlockProgram> programs;
+  double elements = 0;
   for (std::size_t st = 0; st < plan.stages.size(); ++st)
     for (const plan::TaskId t : {first[st], last[st]})
       if (t != ~plan::TaskId{0}) {
-        plan.instantiate(t, program);
-        add(program);
+        plan.instantiate(t, programs.emplace_back());
+        if (t == first[st])
+          elements += static_cast<double>(programs.back().size()) * static_cast<double>(tasks[st]);
       }
   for (const plan::Task& task : plan.tasks)
     if (task.kind == plan::TaskKind::gather || task.kind == plan::TaskKind::assemble)
       for (const auto& piece : plan.gathers[task.index])
-        add(piece.program);
-  if (jobs.size() < 2)
-    return; // nothing to overlap: the first launch compiles it
+        programs.push_back(piece.program);
+
+  // A plan long enough to hide its compiles waits for them; a shorter one lets the interpreter
+  // run its programs while they compile (launch_module).
+  const KernelTier tier = kernel_tier();
+  const bool interpret = tier == KernelTier::interpreter ||
+                         (tier == KernelTier::tiered && elements < wait_for_compiles_elements);
+  std::vector<Job> jobs;
+  std::unordered_set<std::string> seen;
+  for (const plan::BlockProgram& p : programs) {
+    if (p.size() == 0)
+      continue; // launches nothing
+    const KernelSet set = kernel_set(p);
+    std::string key = module_key(p, set);
+    if (!seen.insert(key).second)
+      continue;
+    if (interpret && interpretable(p) && interpreter_available(devices[0])) {
+      // The interpreter runs it until launch_module finds its module.
+      if (tier == KernelTier::tiered)
+        for (int device : devices)
+          if (!find_module(device, key))
+            compile_in_background(device, p, set);
+      continue;
+    }
+    // Only what some device has not loaded yet: a warm run compiles nothing and starts no thread.
+    for (int device : devices)
+      if (!find_module(device, key)) {
+        jobs.push_back(Job{std::move(key), p, set});
+        break;
+      }
+  }
+  if (jobs.empty())
+    return;
   // The source text is generated only for a key this process has not compiled for the device's
   // architecture.
   runtime::Trace* const trace = runtime::current_trace(); // its compiles, on these threads too

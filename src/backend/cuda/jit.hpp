@@ -36,8 +36,9 @@ const Module* launch_module(int device, const plan::BlockProgram& program, Kerne
 /// several programs then waits for its slowest compile rather than for their sum. Tasks of one
 /// stage differ only in their box, so the kernel sets of its first and last blocks (the ragged
 /// edge) stand for all of them; a set met later compiles when first launched. Program tasks with
-/// `skipped[task]` set launch nothing and are left out. Modules of programs the interpreter runs
-/// (launch_module) are not waited for: under `tiered` their compiles start in the background.
+/// `skipped[task]` set launch nothing and are left out. Under `tiered`, a plan whose programs
+/// cover fewer elements than a compile takes to pay for does not wait: the interpreter runs them
+/// (launch_module) while they compile in the background.
 void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices,
                      const std::vector<std::uint8_t>& skipped);
 

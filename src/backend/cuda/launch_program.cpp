@@ -46,8 +46,8 @@ void launch_program(int device, const Stream& s, const plan::BlockProgram& p,
                           ((p.extent[axis] + 31) / 32) * ((p.extent[p.ndim - 1] + 31) / 32);
     void* tiled_params[] = {&args, &axis, nullptr};
     launch(m->function(kernel_store_tiled),
-           static_cast<unsigned>(std::clamp<index_t>(tiles, 1, max_grid)), threads, tiled_params,
-           s, "store");
+           static_cast<unsigned>(std::clamp<index_t>(tiles, 1, max_grid)), threads, tiled_params, s,
+           "store");
     return;
   }
   if (!reduce) {
@@ -66,15 +66,14 @@ void launch_program(int device, const Stream& s, const plan::BlockProgram& p,
     long long rows_per_part = all.rows_per_part;
     int parts = all.parts;
     void* pass1_params[] = {block_args(), &rows_per_part, nullptr};
-    launch(function(kernel_reduce_all, ik.all), static_cast<unsigned>(parts), threads,
-           pass1_params, s, "reduce pass 1");
+    launch(function(kernel_reduce_all, ik.all), static_cast<unsigned>(parts), threads, pass1_params,
+           s, "reduce pass 1");
     void* final_params[] = {pass1_params[0], &parts, nullptr};
-    launch(function(kernel_reduce_final, ik.final), 1, threads, final_params, s,
-           "reduce pass 2");
+    launch(function(kernel_reduce_final, ik.final), 1, threads, final_params, s, "reduce pass 2");
     return;
   }
-  const AxesLaunch shape = axes_launch(set == KernelSet::reduce_axes_wide, args.kept,
-                                       args.reduced, exact_reduction(p.sink.op));
+  const AxesLaunch shape = axes_launch(set == KernelSet::reduce_axes_wide, args.kept, args.reduced,
+                                       exact_reduction(p.sink.op));
   int segments = static_cast<int>(shape.segments);
   if (segments > 1)
     args.scratch =

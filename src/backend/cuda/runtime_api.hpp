@@ -58,4 +58,7 @@ int pointer_device(const void* p);
 /// device), measured once per process, for the report's rates.
 double device_copy_rate();
 
+/// Blocks until the kernels compiling in the background (jit.hpp's tiers) are ready.
+void wait_for_kernels();
+
 } // namespace chunked::cuda

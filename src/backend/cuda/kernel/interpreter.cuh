@@ -107,12 +107,8 @@ CHUNKED_KD Value leaf_value(const InterpValue& leaf, const LeafArgs& l, i64 off)
 }
 
 /// The type of an instruction's result: bool, or its operands' type.
-template <bool Boolean, class T> struct result_of {
-  using type = T;
-};
-template <class T> struct result_of<true, T> {
-  using type = bool;
-};
+template <bool Boolean, class T> struct result_of { using type = T; };
+template <class T> struct result_of<true, T> { using type = bool; };
 
 /// Instruction `in` of operation Op on the values `v`: scalar::op_<name> on its operand type,
 /// its result converted to the instruction's type, as a generated kernel's statement
@@ -131,8 +127,8 @@ template <ops::OpCode Op> CHUNKED_KD Value apply_op(const InterpValue& in, const
       if constexpr (!ops::op_accepts(Op, tag_dtype<T>())) {
         return Value{}; // the planner's checks let no such instruction through
       } else {
-        using R = typename result_of<ops::op_result_dtype(Op, tag_dtype<T>()) == DType::bool_,
-                                     T>::type;
+        using R =
+            typename result_of<ops::op_result_dtype(Op, tag_dtype<T>()) == DType::bool_, T>::type;
         if constexpr (Op == ops::OpCode::where) {
           const R r = scalar::apply<Op>(get<bool>(v[in.args[0]]), get<T>(v[in.args[1]]),
                                         get<T>(v[in.args[2]]));

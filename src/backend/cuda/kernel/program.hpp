@@ -41,8 +41,7 @@ template <int ND> CHUNKED_KD i64 at(const Map& m, const i64* i) {
 /// Multi-index of flat position t over the axes of `mask` (C order among them); other axes are
 /// left as they are. Masks are arguments so that the interpreter (interpreter.cuh) passes them at
 /// run time; a generated program's are constants, which the unrolled loops fold.
-template <int ND>
-CHUNKED_KD void unflatten(unsigned mask, i64 t, const i64* extent, i64* i) {
+template <int ND> CHUNKED_KD void unflatten(unsigned mask, i64 t, const i64* extent, i64* i) {
 #pragma unroll
   for (int k = ND - 1; k >= 0; --k) {
     if ((mask >> k) & 1u) {
