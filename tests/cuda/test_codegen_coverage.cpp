@@ -6,6 +6,7 @@
 #include "backend/cuda/compiler.hpp"
 #include "plan/op_types.hpp"
 #include "plan/partial.hpp"
+#include "support/program_builders.hpp"
 #include <chunked/ops/op_code.hpp>
 
 #include <gtest/gtest.h>
@@ -23,11 +24,9 @@ using plan::OpCode;
 constexpr DType all_dtypes[] = {DType::bool_, DType::int32, DType::int64, DType::float32,
                                 DType::float64};
 
+/// A stored leaf over the 2-D boxes of these tests (strides 3 and 1).
 plan::Leaf stored_leaf(DType t, int input) {
-  plan::Leaf leaf;
-  leaf.kind = plan::LeafKind::stored;
-  leaf.dtype = t;
-  leaf.input = input;
+  plan::Leaf leaf = test::stored_leaf(t, input);
   leaf.map.coef = {3, 1};
   return leaf;
 }
@@ -73,21 +72,10 @@ void expect_compiles(const plan::BlockProgram& p) {
 
 /// The instruction of `op` on operands of dtype t over stored leaves, as a one-instruction program.
 plan::BlockProgram single_op_program(OpCode op, DType t) {
-  plan::Instr ins;
-  ins.op = op;
-  ins.dtype = plan::op_result_dtype(op, t);
-  std::vector<plan::Leaf> leaves;
-  if (op == OpCode::where) {
-    leaves = {stored_leaf(DType::bool_, 0), stored_leaf(t, 1), stored_leaf(t, 2)};
-    ins.args = {0, 1, 2};
-  } else if (plan::opcode_arity(op) == 2) {
-    leaves = {stored_leaf(t, 0), stored_leaf(t, 1)};
-    ins.args = {0, 1, -1};
-  } else {
-    leaves = {stored_leaf(t, 0)};
-    ins.args = {0, -1, -1};
-  }
-  return program(std::move(leaves), {ins});
+  test::SingleOp s = test::single_op(op, t);
+  for (plan::Leaf& leaf : s.leaves)
+    leaf.map.coef = stored_leaf(leaf.dtype, leaf.input).map.coef;
+  return program(std::move(s.leaves), {s.instr});
 }
 
 // Generated code spells every operation as scalar::op_<its table name>, on its operand type:

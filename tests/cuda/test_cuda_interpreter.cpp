@@ -10,6 +10,7 @@
 #include "plan/partial.hpp"
 #include "runtime/parallel_for.hpp"
 #include "support/cuda_test.hpp"
+#include "support/program_builders.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -38,13 +39,7 @@ std::array<index_t, plan::max_ndim> strides(const plan::BlockProgram& p) {
   return s;
 }
 
-plan::Leaf stored_leaf(DType t, int input) {
-  plan::Leaf leaf;
-  leaf.kind = plan::LeafKind::stored;
-  leaf.dtype = t;
-  leaf.input = input;
-  return leaf;
-}
+using test::stored_leaf;
 
 /// A program over a box of `extent` whose leaves read it in C order; stored, or reduced by `op`
 /// over the axes of `reduced` (0: stored).
@@ -203,21 +198,8 @@ TEST_F(CudaInterpreter, EveryOpOnEveryAcceptedDtype) {
     for (DType t : all_dtypes) {
       if (!plan::op_accepts(op, t))
         continue;
-      plan::Instr ins;
-      ins.op = op;
-      ins.dtype = plan::op_result_dtype(op, t);
-      std::vector<plan::Leaf> leaves;
-      if (op == OpCode::where) {
-        leaves = {stored_leaf(DType::bool_, 0), stored_leaf(t, 1), stored_leaf(t, 2)};
-        ins.args = {0, 1, 2};
-      } else if (plan::opcode_arity(op) == 2) {
-        leaves = {stored_leaf(t, 0), stored_leaf(t, 1)};
-        ins.args = {0, 1, -1};
-      } else {
-        leaves = {stored_leaf(t, 0)};
-        ins.args = {0, -1, -1};
-      }
-      programs.push_back(program({37, 45}, std::move(leaves), {ins}));
+      test::SingleOp one = test::single_op(op, t);
+      programs.push_back(program({37, 45}, std::move(one.leaves), {one.instr}));
     }
   }
   EXPECT_GT(programs.size(), 100u);
