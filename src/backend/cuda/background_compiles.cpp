@@ -8,6 +8,7 @@
 #include "runtime/parallel_for.hpp"
 
 #include <fmt/format.h>
+#include <nvrtc.h>
 
 #include <algorithm>
 #include <condition_variable>
@@ -26,9 +27,17 @@ namespace {
 class BackgroundCompiles {
 public:
   BackgroundCompiles() {
-    // What the compile threads use must outlive them: the compiler's state is never destroyed
-    // (compiler.cpp), and the log's, made before this object, is destroyed after it.
+    // What the compile threads use must outlive them, for this object's destructor joins them
+    // at exit: objects made before it are destroyed after it. The compiler's and the log's state
+    // is never destroyed; NVRTC makes its own on its first compile, so one empty compile comes
+    // first (a compile under way at exit crashed in NVRTC's destroyed state otherwise).
     (void)runtime::logging(LogLevel::debug);
+    nvrtcProgram program = nullptr;
+    if (nvrtcCreateProgram(&program, "", "chunked_warm_up.cu", 0, nullptr, nullptr) ==
+        NVRTC_SUCCESS) {
+      (void)nvrtcCompileProgram(program, 0, nullptr);
+      nvrtcDestroyProgram(&program);
+    }
   }
   ~BackgroundCompiles() {
     {
@@ -114,6 +123,13 @@ BackgroundCompiles& compiles() {
 }
 
 } // namespace
+
+std::thread start_background_compiles() {
+  static std::once_flag started;
+  std::thread starting;
+  std::call_once(started, [&] { starting = std::thread([] { (void)compiles(); }); });
+  return starting;
+}
 
 void compile_in_background(int device, const plan::BlockProgram& program, KernelSet set) {
   compiles().add(device, program, set);

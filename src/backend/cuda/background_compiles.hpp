@@ -4,7 +4,14 @@
 
 #include "backend/cuda/codegen.hpp"
 
+#include <thread>
+
 namespace chunked::cuda {
+
+/// The first time it is called, a thread that starts the background compiler (NVRTC's first
+/// compile, tens of milliseconds) while the caller makes its streams; the caller joins it. Later
+/// calls return an empty thread.
+std::thread start_background_compiles();
 
 /// Starts compiling the module of `set` for `program` on `device` on a background thread, unless
 /// it is loaded, queued or compiling. Once done, program_module finds it loaded. A compile that

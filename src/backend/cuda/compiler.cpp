@@ -286,28 +286,34 @@ public:
     DeviceState& state = device_state(device);
     const std::string arch = fmt::format("sm_{}{}", state.cc_major, state.cc_minor);
     std::shared_ptr<ImageEntry> entry;
+    std::shared_ptr<LoadEntry> loaded;
     {
       std::lock_guard lock(mutex_);
-      if (auto it = modules_.find({device, key}); it != modules_.end())
-        return *it->second;
+      auto& module = modules_[{device, key}];
+      if (!module)
+        module = std::make_shared<LoadEntry>();
+      if (const Module* m = module->module.load())
+        return *m;
+      loaded = module;
       auto& slot = images_[{arch, key}];
       if (!slot)
         slot = std::make_shared<ImageEntry>();
       entry = slot;
     }
-    // A compile that throws leaves the flag unset, so a later call tries again.
+    // Compiles and loads run outside the lock, so that find() (every launch asks it) never waits
+    // for them. A compile or load that throws leaves its flag unset: a later call tries again.
     std::call_once(entry->once, [&] { entry->image = make_image(key, source(), arch); });
-    std::lock_guard lock(mutex_);
-    auto& slot = modules_[{device, key}];
-    if (!slot)
-      slot = load(device, key, entry->image);
-    return *slot;
+    std::call_once(loaded->once, [&] {
+      loaded->owner = load(device, key, entry->image);
+      loaded->module.store(loaded->owner.get());
+    });
+    return *loaded->module.load();
   }
 
   const Module* find(int device, const std::string& key) {
     std::lock_guard lock(mutex_);
     const auto it = modules_.find({device, key});
-    return it == modules_.end() ? nullptr : it->second.get();
+    return it == modules_.end() ? nullptr : it->second->module.load();
   }
 
 private:
@@ -317,6 +323,12 @@ private:
   struct ImageEntry {
     std::once_flag once;
     Image image;
+  };
+  /// The module of one image on one device, loaded once.
+  struct LoadEntry {
+    std::once_flag once;
+    std::unique_ptr<Module> owner;
+    std::atomic<const Module*> module{nullptr};
   };
 
   /// From the disk cache, else compiled by NVRTC and stored there. The file is named by a hash
@@ -371,7 +383,7 @@ private:
 
   std::mutex mutex_;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<ImageEntry>> images_;
-  std::map<std::pair<int, std::string>, std::unique_ptr<Module>> modules_;
+  std::map<std::pair<int, std::string>, std::shared_ptr<LoadEntry>> modules_;
 };
 
 ModuleCache& module_cache() {

@@ -3,6 +3,7 @@
 // and stream a task runs on, the events that order streams, and which kernels a task launches.
 // Memory (buffers, staging, the stored-input cache), launch geometry and the JIT are layers of
 // their own (memory.hpp, launch_geometry.hpp, jit.hpp).
+#include "backend/cuda/background_compiles.hpp"
 #include "backend/cuda/blas.hpp"
 #include "backend/cuda/copy_rows.hpp"
 #include "backend/cuda/gpu_trace.hpp"
@@ -535,7 +536,17 @@ std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan& plan, const Compu
     if (task.kind == TaskKind::join)
       throw BackendError(pieces_unsupported);
   const std::vector<int> devices = select_devices(options, device_count);
+  // The background compiler starts while the executor makes its streams; joined either way.
+  struct Joined {
+    std::thread thread;
+    ~Joined() {
+      if (thread.joinable())
+        thread.join();
+    }
+  } compiler{kernel_tier() == KernelTier::tiered ? start_background_compiles() : std::thread()};
   CudaExecutor exec(plan, devices, options);
+  if (compiler.thread.joinable())
+    compiler.thread.join();
   prepare_modules(plan, devices, exec.skipped());
   runtime::run_plan(plan, exec, static_cast<int>(devices.size()), options, exec.workers());
   return exec.finish();
