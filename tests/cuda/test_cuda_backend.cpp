@@ -3,11 +3,13 @@
 // Cuda (the code generation checks that need only NVRTC are in test_cuda_codegen.cpp).
 #include "backend/cpu/partials.hpp"
 #include "backend/cuda/compiler.hpp"
+#include "backend/cuda/cublas_library.hpp"
 #include "backend/cuda/partials.hpp"
 #include "backend/cuda/runtime_api.hpp"
 #include <chunked/chunked.hpp>
 
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -510,6 +512,30 @@ TEST(CudaBackend, CombineFoldsManyInputsLeftToRightAsTheCpu) {
       EXPECT_EQ(std::memcmp(got.data(), expected.data(), bytes), 0);
     }
   }
+}
+
+// Needs no device: cuBLAS is not linked but opened at its first use, with every entry point the
+// library calls bound to the cuBLAS of the version it was built with.
+TEST(CudaBackend, CublasOpensAtFirstUseWithEveryEntryPoint) {
+  const cuda::CublasLibrary& api = cuda::cublas();
+  const void* const entries[] = {reinterpret_cast<const void*>(api.create),
+                                 reinterpret_cast<const void*>(api.set_stream),
+                                 reinterpret_cast<const void*>(api.set_workspace),
+                                 reinterpret_cast<const void*>(api.status_string),
+                                 reinterpret_cast<const void*>(api.dgemm),
+                                 reinterpret_cast<const void*>(api.sgemm),
+                                 reinterpret_cast<const void*>(api.dgemm_batched),
+                                 reinterpret_cast<const void*>(api.sgemm_batched)};
+  for (const void* entry : entries) {
+    ASSERT_NE(entry, nullptr);
+    Dl_info info{};
+    ASSERT_NE(dladdr(entry, &info), 0);
+    EXPECT_NE(std::string(info.dli_fname).find("libcublas.so." + std::to_string(CUBLAS_VER_MAJOR)),
+              std::string::npos)
+        << info.dli_fname;
+  }
+  EXPECT_STREQ(api.status_string(CUBLAS_STATUS_SUCCESS), "success");
+  EXPECT_EQ(&cuda::cublas(), &api);
 }
 
 } // namespace

@@ -4,9 +4,9 @@
 // call with the operands swapped and nothing transposed. The 64-bit-index entry points take
 // blocks of any size.
 #include "backend/cuda/blas.hpp"
+#include "backend/cuda/cublas_library.hpp"
 #include "backend/cuda/runtime.hpp"
 
-#include <cublas_v2.h>
 #include <fmt/format.h>
 
 #include <map>
@@ -30,7 +30,7 @@ struct Handle {
 void check_blas(cublasStatus_t status, int device, const char* what) {
   if (status != CUBLAS_STATUS_SUCCESS)
     throw BackendError(fmt::format("Cuda backend: cuBLAS failed {} on device {}: {}", what, device,
-                                   cublasGetStatusString(status)));
+                                   cublas().status_string(status)));
 }
 
 Handle& handle_for(int device, cudaStream_t stream) {
@@ -41,7 +41,7 @@ Handle& handle_for(int device, cudaStream_t stream) {
   if (!h.handle) {
     // Its default math mode: float products in float (no TF32 unless the user sets
     // NVIDIA_TF32_OVERRIDE=1), double ones on the FP64 tensor cores, which round as IEEE fmas.
-    check_blas(cublasCreate(&h.handle), device, "to start (cublasCreate)");
+    check_blas(cublas().create(&h.handle), device, "to start (cublasCreate)");
   }
   return h;
 }
@@ -51,16 +51,16 @@ cublasStatus_t gemm(cublasHandle_t h, const plan::ProductShape& s, const T* a, c
   const T one = 1, beta = s.accumulate ? T(1) : T(0);
   if constexpr (std::is_same_v<T, double>) {
     if (s.batch == 1)
-      return cublasDgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, s.n, a, s.k, &beta,
+      return cublas().dgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, s.n, a, s.k, &beta,
                             c, s.n);
-    return cublasDgemmStridedBatched_64(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, s.n,
+    return cublas().dgemm_batched(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, s.n,
                                         s.k * s.n, a, s.k, s.m * s.k, &beta, c, s.n, s.m * s.n,
                                         s.batch);
   } else {
     if (s.batch == 1)
-      return cublasSgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, s.n, a, s.k, &beta,
+      return cublas().sgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, s.n, a, s.k, &beta,
                             c, s.n);
-    return cublasSgemmStridedBatched_64(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, s.n,
+    return cublas().sgemm_batched(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, s.n,
                                         s.k * s.n, a, s.k, s.m * s.k, &beta, c, s.n, s.m * s.n,
                                         s.batch);
   }
@@ -82,8 +82,8 @@ void multiply_blocks(int device, cudaStream_t stream, void* workspace, DType dty
   }
   Handle& h = handle_for(device, stream);
   std::lock_guard lock(h.mutex);
-  check_blas(cublasSetStream(h.handle, stream), device, "to set its stream");
-  check_blas(cublasSetWorkspace(h.handle, workspace, blas_workspace_bytes), device,
+  check_blas(cublas().set_stream(h.handle, stream), device, "to set its stream");
+  check_blas(cublas().set_workspace(h.handle, workspace, blas_workspace_bytes), device,
              "to set its workspace");
   const cublasStatus_t status = dtype == DType::float64
                                     ? gemm(h.handle, s, static_cast<const double*>(a),
