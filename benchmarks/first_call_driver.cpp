@@ -4,6 +4,7 @@
 //
 //   chunked-first-call-benchmark [--gib 2] [--cols 4096] [--chunk-mib 128]
 //                                [--backend cpu|cuda|auto] [--threads N] [--repeat 5] [--json F]
+//                                [--trace F] [--report F]
 //
 // The backend starts first (a one-element sum, timed apart), then four stored arrays a, b, c, x
 // of --gib GiB each (rows x --cols float64, from_host, persist()ed). Each workload then runs once
@@ -43,7 +44,11 @@ constexpr const char* usage_text =
     "  --gib        size of each of the four arrays in GiB (default 1)\n"
     "  --cols       columns (default 4096); rows follow from --gib\n"
     "  --chunk-mib  chunk size in MiB, whole rows (default 128)\n" CHUNKED_BENCH_USAGE_COMMON(
-        "warm runs after the first call (default 5)");
+        "warm runs after the first call (default 5)") "  --trace and --report record each "
+                                                      "workload's first call alone, to "
+                                                      "FILE.<workload> (the\n"
+                                                      "               pipeline's last "
+                                                      "computation)\n";
 
 struct Workload {
   std::string name;
@@ -88,16 +93,29 @@ template <class B> std::vector<Workload> measure(const Config& c, index_t rows, 
   }
   std::vector<double> row(static_cast<std::size_t>(c.cols));
   ChunkedArray<double, B> kept;
-  const std::vector<std::pair<std::string, std::function<void()>>> runs = {
-      {"b3_sum", [&] { (a * b + cc).sum(Axes{0}).to_host(row, options); }},
-      {"standardize", [&] { kept = ((x - x.mean(Axes{0})) / x.std(Axes{0})).persist(options); }},
-      {"pipeline", [&] { pipeline(x, a, b, options, row); }}};
+  using Run = std::function<void(const ComputeOptions&)>;
+  const std::vector<std::pair<std::string, Run>> runs = {
+      {"b3_sum", [&](const ComputeOptions& o) { (a * b + cc).sum(Axes{0}).to_host(row, o); }},
+      {"standardize",
+       [&](const ComputeOptions& o) {
+         kept = ((x - x.mean(Axes{0})) / x.std(Axes{0})).persist(o);
+       }},
+      {"pipeline", [&](const ComputeOptions& o) { pipeline(x, a, b, o, row); }}};
+  // --trace and --report record each workload's first call, to FILE.<workload>.
+  ComputeOptions warm = options;
+  warm.trace_path.clear();
+  warm.report_path.clear();
   std::vector<Workload> out;
   for (const auto& [name, run] : runs) {
-    Workload w{name, bench::seconds_of(run), {}};
+    ComputeOptions first = options;
+    if (!c.trace.empty())
+      first.trace_path = c.trace + "." + name;
+    if (!c.report.empty())
+      first.report_path = c.report + "." + name;
+    Workload w{name, bench::seconds_of([&] { run(first); }), {}};
     wait_for_kernels(); // warm runs launch the fused kernels
     for (int r = 0; r < c.repeat; ++r)
-      w.warm_s.push_back(bench::seconds_of(run));
+      w.warm_s.push_back(bench::seconds_of([&] { run(warm); }));
     out.push_back(std::move(w));
   }
   return out;
