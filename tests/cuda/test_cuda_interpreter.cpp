@@ -264,7 +264,7 @@ TEST_F(CudaInterpreter, EveryLeafKind) {
 
 /// Boxes and reduced axes that take every reduction kernel: along some axes with 32 kept
 /// positions per CUDA block, with one and with segments; over every axis, by rows and by grid
-/// stride; ranks 1, 3 and 5 (padded to the interpreter's rank 8).
+/// stride; ranks 1, 3 and 5 (padded to the interpreter's ranks 2 and 8).
 const std::vector<std::pair<std::vector<index_t>, unsigned>> reduction_shapes = {
     {{301, 67}, 0b01u},   {{67, 301}, 0b10u},          {{3, 70000}, 0b10u},
     {{301, 67}, 0b11u},   {{4, 100000}, 0b11u},        {{1000}, 0b1u},
