@@ -182,7 +182,6 @@ std::string generate_source(const BlockProgram& p, KernelSet set) {
                  c_type(result), p.ndim);
   fmt::format_to(out, "  static constexpr unsigned reduced = 0x{:x}u;\n",
                  reduce ? p.sink.reduced_axes : 0u);
-  s += "  static CHUNKED_KD unsigned reduced_mask(const ProgramArgs&) { return reduced; }\n";
   // Positions each thread evaluates before using them (program.hpp's store_kernel).
   fmt::format_to(out, "  static constexpr int batch = {};\n", random ? 1 : 4);
   fmt::format_to(out,

@@ -175,6 +175,7 @@ template <int ND, class V> struct Interp {
   static CHUNKED_KD const InterpCode& code(const ProgramArgs& a) {
     return static_cast<const InterpArgs&>(a).code;
   }
+  static constexpr bool masks_at_run_time = true; // reduced_mask, not a constant `reduced`
   static CHUNKED_KD unsigned reduced_mask(const ProgramArgs& a) { return code(a).reduced; }
   static CHUNKED_KD i64 index(const ProgramArgs& a, const i64* i) { return at<ND>(a.index, i); }
   static CHUNKED_KD V eval(const ProgramArgs& a, const i64* i) {

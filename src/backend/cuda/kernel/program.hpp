@@ -5,8 +5,7 @@
 
 // For NVRTC (the generated source includes it) and nvcc. A generated program is a struct P with
 //   using result_type = ...;  static constexpr int nd = ...;  static constexpr unsigned reduced =
-//   ...; static unsigned reduced_mask(const ProgramArgs&);   // `reduced`, as kernels read it
-//   static constexpr int batch = ...;  // positions a thread evaluates before using them
+//   ...; static constexpr int batch = ...;  // positions a thread evaluates before using them
 //   static constexpr bool loads_first = ...;  // a batch's loads before any of its arithmetic
 //   static constexpr int leaves = ...;      // leaf l is read at offset off[l] = its map at i
 //   struct Leaves { ... };                                    // the leaves that vary by position
@@ -38,14 +37,25 @@ template <int ND> CHUNKED_KD i64 at(const Map& m, const i64* i) {
   return r;
 }
 
+/// An axis mask fixed at compile time (a generated program's) and one known at run time (the
+/// interpreter's, interpreter.cuh): unflatten and advance take either, so that a generated
+/// kernel's loops over axes fold to the axes in its mask, its indices staying in registers.
+template <unsigned M> struct FixedMask {
+  static constexpr CHUNKED_KD unsigned bits() { return M; }
+};
+struct RunTimeMask {
+  unsigned m;
+  CHUNKED_KD unsigned bits() const { return m; }
+};
+
 /// Multi-index of flat position t over the axes of `mask` (C order among them); other axes are
-/// left as they are. Masks are arguments so that the interpreter (interpreter.cuh) passes them at
-/// run time; a generated program's are constants, which the unrolled loops fold.
-template <int ND> CHUNKED_KD void unflatten(unsigned mask, i64 t, const i64* extent, i64* i) {
+/// left as they are.
+template <int ND, class Mask>
+CHUNKED_KD void unflatten(Mask mask, i64 t, const i64* extent, i64* i) {
 #pragma unroll
   for (int k = ND - 1; k >= 0; --k) {
-    if ((mask >> k) & 1u) {
-      if (k == 0 || (mask & ((1u << k) - 1u)) == 0) {
+    if ((mask.bits() >> k) & 1u) {
+      if (k == 0 || (mask.bits() & ((1u << k) - 1u)) == 0) {
         i[k] = t; // the outermost axis of the mask takes the rest: no division
       } else {
         const i64 e = extent[k];
@@ -61,14 +71,14 @@ template <int ND> CHUNKED_KD void unflatten(unsigned mask, i64 t, const i64* ext
 /// with carries: a grid-stride loop walks its positions with additions instead of one 64-bit
 /// division per axis and element. The outermost axis of the mask takes the final carry unbounded,
 /// as unflatten gives it the quotient.
-template <int ND>
-CHUNKED_KD void advance(unsigned mask, const i64* step, const i64* extent, i64* i) {
+template <int ND, class Mask>
+CHUNKED_KD void advance(Mask mask, const i64* step, const i64* extent, i64* i) {
   i64 carry = 0;
 #pragma unroll
   for (int k = ND - 1; k >= 0; --k) {
-    if ((mask >> k) & 1u) {
+    if ((mask.bits() >> k) & 1u) {
       i[k] += step[k] + carry;
-      if (k == 0 || (mask & ((1u << k) - 1u)) == 0)
+      if (k == 0 || (mask.bits() & ((1u << k) - 1u)) == 0)
         return;
       carry = i[k] >= extent[k] ? 1 : 0;
       i[k] -= carry * extent[k];
@@ -77,6 +87,30 @@ CHUNKED_KD void advance(unsigned mask, const i64* step, const i64* extent, i64* 
 }
 
 template <int ND> constexpr unsigned all_axes() { return ND >= 32 ? ~0u : ((1u << ND) - 1u); }
+
+/// Whether P reads its reduced axes at run time (P::masks_at_run_time, the interpreter's) rather
+/// than having them compiled in (P::reduced, a generated program's).
+template <class P, class = void> struct run_time_masks {
+  static constexpr bool value = false;
+};
+template <class P> struct run_time_masks<P, decltype((void)P::masks_at_run_time)> {
+  static constexpr bool value = P::masks_at_run_time;
+};
+
+/// The axes of P's box that a reduction keeps, and those it reduces, as masks for unflatten and
+/// advance.
+template <class P> CHUNKED_KD auto kept_axes(const ProgramArgs& a) {
+  if constexpr (run_time_masks<P>::value)
+    return RunTimeMask{all_axes<P::nd>() & ~P::reduced_mask(a)};
+  else
+    return FixedMask<all_axes<P::nd>() & ~P::reduced>{};
+}
+template <class P> CHUNKED_KD auto reduced_axes(const ProgramArgs& a) {
+  if constexpr (run_time_masks<P>::value)
+    return RunTimeMask{all_axes<P::nd>() & P::reduced_mask(a)};
+  else
+    return FixedMask<all_axes<P::nd>() & P::reduced>{};
+}
 
 #if defined(CHUNKED_KERNEL_RANDOM)
 /// The Philox block of cuRAND's device API for counter {block, stream} and key seed.
@@ -140,7 +174,7 @@ template <class P> CHUNKED_KD void leaf_offsets(const ProgramArgs& a, const i64*
 template <class P> CHUNKED_KD void store_kernel(const ProgramArgs& a) {
   using T = typename P::result_type;
   constexpr int nd = P::nd > 0 ? P::nd : 1;
-  constexpr unsigned mask = all_axes<P::nd>();
+  constexpr FixedMask<all_axes<P::nd>()> mask{};
   constexpr int batch = P::batch;
   T* out = static_cast<T*>(a.out);
   const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
@@ -275,7 +309,7 @@ template <class Acc> CHUNKED_KD Acc block_fold(Acc acc) {
 template <class P, class Acc>
 CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
   constexpr int nd = P::nd > 0 ? P::nd : 1;
-  constexpr unsigned mask = all_axes<P::nd>();
+  constexpr FixedMask<all_axes<P::nd>()> mask{};
   constexpr bool exact_sum = is_same<Acc, ExactAcc>::value;
   __shared__ FoldSpace<Acc, 1> space;
   if constexpr (exact_sum) {
@@ -289,7 +323,7 @@ CHUNKED_KD void reduce_all_kernel(const ProgramArgs& a, i64 rows_per_part) {
     by_rows = rows_per_part > 0;
     if (by_rows) {
       constexpr int last = P::nd - 1;
-      constexpr unsigned outer = mask & ~(1u << last);
+      constexpr FixedMask<all_axes<P::nd>() & ~(1u << last)> outer{};
       const i64 inner = a.extent[last];
       const i64 rows = a.size / inner;
       const i64 r0 = static_cast<i64>(blockIdx.x) * rows_per_part;
@@ -396,8 +430,8 @@ template <class Acc> CHUNKED_KD void reduce_final_kernel(const ProgramArgs& a, i
 template <class P, class Acc, int KX> CHUNKED_KD void reduce_axes_kernel(const ProgramArgs& a) {
   constexpr int nd = P::nd > 0 ? P::nd : 1;
   constexpr int RY = block_threads / KX;
-  const unsigned kept_mask = all_axes<P::nd>() & ~P::reduced_mask(a);
-  const unsigned reduced_mask = all_axes<P::nd>() & P::reduced_mask(a);
+  const auto kept_mask = kept_axes<P>(a);
+  const auto reduced_mask = reduced_axes<P>(a);
   const int tx = static_cast<int>(threadIdx.x) % KX, ty = static_cast<int>(threadIdx.x) / KX;
   const i64 q = static_cast<i64>(blockIdx.x) * KX + tx;
   const i64 lanes = static_cast<i64>(gridDim.y) * RY;
@@ -492,7 +526,7 @@ template <class P, class Acc, int KX> CHUNKED_KD void reduce_axes_kernel(const P
 template <class P, class Acc>
 CHUNKED_KD void reduce_axes_final_kernel(const ProgramArgs& a, int segments) {
   constexpr int nd = P::nd > 0 ? P::nd : 1;
-  const unsigned kept_mask = all_axes<P::nd>() & ~P::reduced_mask(a);
+  const auto kept_mask = kept_axes<P>(a);
   constexpr int warps = block_threads / 32;
   const i64* scratch = static_cast<const i64*>(a.scratch);
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
