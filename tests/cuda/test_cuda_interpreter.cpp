@@ -3,6 +3,7 @@
 // operation on every dtype, every cast, every leaf kind and every reduction over every kernel
 // shape, each program run once by its generated kernels and once by the interpreter on one GPU.
 #include "backend/cuda/background_compiles.hpp"
+#include "backend/cuda/compiler.hpp"
 #include "backend/cuda/interpreter.hpp"
 #include "backend/cuda/jit.hpp"
 #include "backend/cuda/launch_program.hpp"
@@ -13,11 +14,16 @@
 #include "support/program_builders.hpp"
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <string>
 #include <limits>
 #include <memory>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -301,6 +307,32 @@ TEST_F(CudaInterpreter, TieredRunsSwitchToTheCompiledKernelOnceItIsReady) {
   const auto second = run(p, KernelTier::tiered); // the compiled kernel
   EXPECT_TRUE(first == interpreted);
   EXPECT_TRUE(second == interpreted);
+}
+
+TEST_F(CudaInterpreter, ModulesNotInTheDiskCacheAreLeftToTheBackgroundCompiler) {
+  // A structure no other test compiles: tan of a 3-D float64 box, under an empty disk cache.
+  const plan::BlockProgram p = program({3, 5, 7}, {stored_leaf(DType::float64, 0)},
+                                       {{OpCode::tan, DType::float64, {0, -1, -1}}});
+  const cuda::KernelSet set = cuda::kernel_set(p);
+  const std::string key = cuda::module_key(p, set);
+  const auto source = [&] { return cuda::generate_source(p, set); };
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("chunked-cache-test-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const char* before = std::getenv("CHUNKED_CACHE_DIR");
+  const std::string saved = before ? before : "";
+  setenv("CHUNKED_CACHE_DIR", dir.c_str(), 1);
+  EXPECT_EQ(cuda::find_or_load_cached(0, key, source), nullptr); // nothing compiled
+  EXPECT_EQ(cuda::find_module(0, key), nullptr);
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+  const cuda::Module& compiled = cuda::program_module(0, p, set); // compiled, then cached
+  EXPECT_FALSE(std::filesystem::is_empty(dir));
+  EXPECT_EQ(cuda::find_or_load_cached(0, key, source), &compiled);
+  if (before)
+    setenv("CHUNKED_CACHE_DIR", saved.c_str(), 1);
+  else
+    unsetenv("CHUNKED_CACHE_DIR");
+  std::filesystem::remove_all(dir);
 }
 
 } // namespace

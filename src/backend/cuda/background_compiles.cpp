@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <mutex>
 #include <set>
@@ -24,13 +25,18 @@ namespace chunked::cuda {
 
 namespace {
 
+void register_stop_at_exit();
+
 class BackgroundCompiles {
 public:
   BackgroundCompiles() {
-    // What the compile threads use must outlive them, for this object's destructor joins them
-    // at exit: objects made before it are destroyed after it. The compiler's and the log's state
-    // is never destroyed; NVRTC makes its own on its first compile, so one empty compile comes
-    // first (a compile under way at exit crashed in NVRTC's destroyed state otherwise).
+    // What the compile threads use must outlive them. They stop at exit in a handler
+    // (stop_at_exit) that runs before the destructors of every static made before it was
+    // registered, and NVRTC makes static state of its own, to be destroyed at exit, on the first
+    // compiles that take each of its paths. So the handler is registered again after each
+    // compile, later than what that compile made: a compile under way at exit then waits in the
+    // handler while NVRTC's state still exists. The first registration follows one empty compile
+    // (NVRTC's start); the compiler's and the log's state is never destroyed.
     (void)runtime::logging(LogLevel::debug);
     nvrtcProgram program = nullptr;
     if (nvrtcCreateProgram(&program, "", "chunked_warm_up.cu", 0, nullptr, nullptr) ==
@@ -38,15 +44,24 @@ public:
       (void)nvrtcCompileProgram(program, 0, nullptr);
       nvrtcDestroyProgram(&program);
     }
+    register_stop_at_exit();
   }
-  ~BackgroundCompiles() {
+  ~BackgroundCompiles() = delete; // never destroyed: the threads stop in stop_at_exit
+
+  /// Stops the threads after the compiles under way, dropping queued ones; later calls return at
+  /// once.
+  void stop() {
+    std::vector<std::thread> threads;
     {
       const std::lock_guard lock(mutex_);
+      if (stop_)
+        return;
       stop_ = true;
       queue_.clear();
+      threads.swap(threads_);
     }
     wake_.notify_all();
-    for (std::thread& t : threads_)
+    for (std::thread& t : threads)
       t.join();
   }
   BackgroundCompiles(const BackgroundCompiles&) = delete;
@@ -101,6 +116,7 @@ private:
                                  "interpreter keeps running it",
                                  job.key, e.what()));
       }
+      register_stop_at_exit();
       lock.lock();
       --busy_;
       if (queue_.empty() && busy_ == 0)
@@ -118,8 +134,16 @@ private:
 };
 
 BackgroundCompiles& compiles() {
-  static BackgroundCompiles instance;
+  static BackgroundCompiles& instance = *new BackgroundCompiles; // stopped at exit, not destroyed
   return instance;
+}
+
+void stop_at_exit() { compiles().stop(); }
+
+void register_stop_at_exit() {
+  // Registrations are bounded by the compiles, one module each. A failure to register leaves
+  // the earlier registrations.
+  (void)std::atexit(stop_at_exit);
 }
 
 } // namespace

@@ -283,8 +283,7 @@ class ModuleCache {
 public:
   const Module& get(int device, const std::string& key,
                     const std::function<std::string()>& source) {
-    DeviceState& state = device_state(device);
-    const std::string arch = fmt::format("sm_{}{}", state.cc_major, state.cc_minor);
+    const std::string arch = device_arch(device);
     std::shared_ptr<ImageEntry> entry;
     std::shared_ptr<LoadEntry> loaded;
     {
@@ -302,7 +301,10 @@ public:
     }
     // Compiles and loads run outside the lock, so that find() (every launch asks it) never waits
     // for them. A compile or load that throws leaves its flag unset: a later call tries again.
-    std::call_once(entry->once, [&] { entry->image = make_image(key, source(), arch); });
+    std::call_once(entry->once, [&] {
+      entry->image = make_image(key, source(), arch);
+      entry->made.store(true);
+    });
     std::call_once(loaded->once, [&] {
       loaded->owner = load(device, key, entry->image);
       loaded->module.store(loaded->owner.get());
@@ -316,6 +318,27 @@ public:
     return it == modules_.end() ? nullptr : it->second->module.load();
   }
 
+  const Module* find_or_load_cached(int device, const std::string& key,
+                                    const std::function<std::string()>& source) {
+    if (const Module* m = find(device, key))
+      return m;
+    const std::string arch = device_arch(device);
+    bool made = false;
+    {
+      std::lock_guard lock(mutex_);
+      const auto it = images_.find({arch, key});
+      made = it != images_.end() && it->second->made.load();
+    }
+    if (made)
+      return &get(device, key, source);
+    std::string text = source();
+    const std::filesystem::path path = image_path(text, arch);
+    std::error_code ignored;
+    if (path.empty() || !std::filesystem::exists(path, ignored))
+      return nullptr;
+    return &get(device, key, [&] { return std::move(text); });
+  }
+
 private:
   /// The image of one source for one architecture, made once: the first caller compiles it (or
   /// reads it from disk) while callers for other keys go on in parallel, and callers for the
@@ -323,7 +346,29 @@ private:
   struct ImageEntry {
     std::once_flag once;
     Image image;
+    std::atomic<bool> made{false};
   };
+
+  static std::string device_arch(int device) {
+    const DeviceState& state = device_state(device);
+    return fmt::format("sm_{}{}", state.cc_major, state.cc_minor);
+  }
+
+  /// The disk cache's file of `source`'s image for `arch`, named by a hash of the source text
+  /// itself (with the architecture, NVRTC's version and the kernel headers), so a changed code
+  /// generator never loads a stale image; empty without a disk cache.
+  static std::filesystem::path image_path(const std::string& source, const std::string& arch) {
+    const std::string dir = kernel_cache_dir();
+    if (dir.empty())
+      return {};
+    const std::string image_key = arch + "\n" + source;
+    const std::string version = nvrtc_version();
+    const std::uint64_t h1 =
+        fnv1a(headers_fingerprint(), fnv1a(image_key + version, 0xcbf29ce484222325ull));
+    const std::uint64_t h2 =
+        fnv1a(image_key + version + headers_fingerprint(), 0x84222325cbf29ce4ull);
+    return std::filesystem::path(dir) / fmt::format("{:016x}{:016x}.cubin", h1, h2);
+  }
   /// The module of one image on one device, loaded once.
   struct LoadEntry {
     std::once_flag once;
@@ -331,21 +376,10 @@ private:
     std::atomic<const Module*> module{nullptr};
   };
 
-  /// From the disk cache, else compiled by NVRTC and stored there. The file is named by a hash
-  /// of the source text itself (with the architecture, NVRTC's version and the kernel headers),
-  /// so a changed code generator never loads a stale image.
+  /// From the disk cache (image_path), else compiled by NVRTC and stored there.
   static Image make_image(const std::string& key, const std::string& source,
                           const std::string& arch) {
-    const std::string image_key = arch + "\n" + source;
-    const std::string version = nvrtc_version();
-    const std::uint64_t h1 =
-        fnv1a(headers_fingerprint(), fnv1a(image_key + version, 0xcbf29ce484222325ull));
-    const std::uint64_t h2 =
-        fnv1a(image_key + version + headers_fingerprint(), 0x84222325cbf29ce4ull);
-    const std::string dir = kernel_cache_dir();
-    const std::filesystem::path path =
-        dir.empty() ? std::filesystem::path()
-                    : std::filesystem::path(dir) / fmt::format("{:016x}{:016x}.cubin", h1, h2);
+    const std::filesystem::path path = image_path(source, arch);
     Image image;
     if (!path.empty() && read_file(path, image)) {
       if (runtime::logging(LogLevel::debug))
@@ -401,6 +435,11 @@ const Module& get_module(int device, const std::string& key,
 
 const Module* find_module(int device, const std::string& key) {
   return module_cache().find(device, key);
+}
+
+const Module* find_or_load_cached(int device, const std::string& key,
+                                  const std::function<std::string()>& source) {
+  return module_cache().find_or_load_cached(device, key, source);
 }
 
 namespace {

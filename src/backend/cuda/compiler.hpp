@@ -38,6 +38,12 @@ const Module& get_module(int device, const std::string& key,
 /// The module get_module loaded on `device` under `key`, or nullptr (same cache, no loading).
 const Module* find_module(int device, const std::string& key);
 
+/// The module of `key` on `device` if it is loaded or its image is made (by this process or in
+/// the disk cache): get_module's, which then loads without compiling. Else nullptr, having
+/// compiled nothing; `source` is called to name the disk cache's file.
+const Module* find_or_load_cached(int device, const std::string& key,
+                                  const std::function<std::string()>& source);
+
 /// Compiles `source` with NVRTC for `arch` (e.g. "sm_90") and returns the cubin; BackendError
 /// with the compiler's log when it fails. Needs no device.
 std::vector<char> compile_to_cubin(const std::string& key, const std::string& source,

@@ -8,6 +8,7 @@
 #include "backend/cuda/copy_rows.hpp"
 #include "backend/cuda/gpu_trace.hpp"
 #include "backend/cuda/host_io.hpp"
+#include "backend/cuda/interpreter.hpp"
 #include "backend/cuda/jit.hpp"
 #include "backend/cuda/launch_geometry.hpp"
 #include "backend/cuda/launch_program.hpp"
@@ -547,6 +548,8 @@ std::vector<std::shared_ptr<Buffer>> execute(const plan::Plan& plan, const Compu
   CudaExecutor exec(plan, devices, options);
   if (compiler.thread.joinable())
     compiler.thread.join();
+  if (kernel_tier() != KernelTier::compiled)
+    preload_interpreter(devices);
   prepare_modules(plan, devices, exec.skipped());
   runtime::run_plan(plan, exec, static_cast<int>(devices.size()), options, exec.workers());
   return exec.finish();

@@ -8,6 +8,8 @@
 
 #include <cuda.h>
 
+#include <vector>
+
 namespace chunked::cuda {
 
 /// Whether the interpreter runs `p`: a program without user functions (their bodies exist only
@@ -40,5 +42,11 @@ bool interpreter_available(int device);
 
 /// The driver's handle of runtime kernel `symbol` on `device`, for cuda::launch.
 CUfunction interp_function(int device, const void* symbol);
+
+/// Loads every interpreter kernel on each of `devices`, most used first (rank 2, then 3, then 8),
+/// on a thread of its own, the first time it is called; later calls do nothing. CUDA loads a
+/// kernel at its first launch otherwise, inside a program's first call. The thread stops at
+/// exit after the kernel it is loading.
+void preload_interpreter(const std::vector<int>& devices);
 
 } // namespace chunked::cuda

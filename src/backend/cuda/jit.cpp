@@ -113,10 +113,11 @@ void prepare_modules(const plan::Plan& plan, const std::vector<int>& devices,
     if (!seen.insert(key).second)
       continue;
     if (interpret && interpretable(p) && interpreter_available(devices[0])) {
-      // The interpreter runs it until launch_module finds its module.
+      // The interpreter runs it until launch_module finds its module; a module in the disk cache
+      // loads at once (a millisecond or two), others compile in the background.
       if (tier == KernelTier::tiered)
         for (int device : devices)
-          if (!find_module(device, key))
+          if (!find_or_load_cached(device, key, [&] { return generate_source(p, set); }))
             compile_in_background(device, p, set);
       continue;
     }
