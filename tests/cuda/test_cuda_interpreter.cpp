@@ -17,9 +17,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <string>
 #include <limits>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 

@@ -54,15 +54,13 @@ cublasStatus_t gemm(cublasHandle_t h, const plan::ProductShape& s, const T* a, c
       return cublas().dgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, s.n, a, s.k, &beta,
                             c, s.n);
     return cublas().dgemm_batched(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, s.n,
-                                        s.k * s.n, a, s.k, s.m * s.k, &beta, c, s.n, s.m * s.n,
-                                        s.batch);
+                                  s.k * s.n, a, s.k, s.m * s.k, &beta, c, s.n, s.m * s.n, s.batch);
   } else {
     if (s.batch == 1)
       return cublas().sgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, s.n, a, s.k, &beta,
                             c, s.n);
     return cublas().sgemm_batched(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, s.n,
-                                        s.k * s.n, a, s.k, s.m * s.k, &beta, c, s.n, s.m * s.n,
-                                        s.batch);
+                                  s.k * s.n, a, s.k, s.m * s.k, &beta, c, s.n, s.m * s.n, s.batch);
   }
 }
 

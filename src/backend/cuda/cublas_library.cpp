@@ -45,15 +45,15 @@ void* open_library() {
       return h;
   throw BackendError(fmt::format("Cuda backend: matrix products on a GPU need cuBLAS, and {} could "
                                  "not be opened ({}); expected it on the loader's path or in {}",
-                                 soname(), first_error, dir.empty() ? "CUDA's lib directory" : dir));
+                                 soname(), first_error,
+                                 dir.empty() ? "CUDA's lib directory" : dir));
 }
 
 template <class F> void bind(void* library, const char* name, F& out) {
   void* p = dlsym(library, name);
   if (!p)
-    throw BackendError(
-        fmt::format("Cuda backend: {} has no entry point {}; expected cuBLAS {}.x", soname(), name,
-                    CUBLAS_VER_MAJOR));
+    throw BackendError(fmt::format("Cuda backend: {} has no entry point {}; expected cuBLAS {}.x",
+                                   soname(), name, CUBLAS_VER_MAJOR));
   out = reinterpret_cast<F>(p);
 }
 

@@ -6,6 +6,7 @@
 #include <chunked/core/error.hpp>
 
 #include <cuda_runtime.h>
+#include <fmt/format.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -43,7 +44,12 @@ kernel::InterpArgs interp_args(const plan::BlockProgram& p, const kernel::Progra
   kernel::InterpArgs a{};
   static_cast<kernel::ProgramArgs&>(a) = args;
   const int nd = p.ndim;
-  const int rank = kernel::interp_ranks[kernel::interp_rank_slot(nd < 1 ? 1 : nd)];
+  const int slot = kernel::interp_rank_slot(nd < 1 ? 1 : nd);
+  if (slot < 0)
+    throw ValueError(
+        fmt::format("cuda interpreter: a program of rank {}; its kernels take at most {}", nd,
+                    kernel::args_max_ndim));
+  const int rank = kernel::interp_ranks[slot];
   const int pad = rank - nd;
   for (int d = nd - 1; d >= 0; --d)
     a.extent[d + pad] = a.extent[d];

@@ -90,9 +90,7 @@ template <int ND> constexpr unsigned all_axes() { return ND >= 32 ? ~0u : ((1u <
 
 /// Whether P reads its reduced axes at run time (P::masks_at_run_time, the interpreter's) rather
 /// than having them compiled in (P::reduced, a generated program's).
-template <class P, class = void> struct run_time_masks {
-  static constexpr bool value = false;
-};
+template <class P, class = void> struct run_time_masks { static constexpr bool value = false; };
 template <class P> struct run_time_masks<P, decltype((void)P::masks_at_run_time)> {
   static constexpr bool value = P::masks_at_run_time;
 };
