@@ -117,41 +117,22 @@ bool interpreter_available(int device) {
 
 namespace {
 
-/// Every interpreter kernel of rank `nd`: the store kernels, then the reductions' (one set per
-/// accumulator and state type; the input dtypes that share a set give it again).
-std::vector<const void*> kernels_of_rank(int nd) {
-  std::vector<const void*> out;
-  for (int t = num_dtypes - 1; t >= 0; --t) // float64 first
-    out.push_back(interp_store_kernel(nd, static_cast<DType>(t)));
-  for (int op = 0; op < ops::num_reduce_ops; ++op)
-    for (int t = num_dtypes - 1; t >= 0; --t) {
-      try {
-        const InterpReduceKernels k =
-            interp_reduce_kernels(nd, static_cast<plan::ReduceOp>(op), static_cast<DType>(t));
-        out.insert(out.end(), {k.all, k.final, k.axes_wide, k.axes_narrow, k.axes_final});
-      } catch (const ValueError&) {
-        // a reduction that does not take this dtype
-      }
-    }
-  return out;
-}
-
+/// Loads every interpreter kernel on each device on its own thread, which stops at exit after the
+/// kernel it is loading.
 class Preload {
 public:
   explicit Preload(std::vector<int> devices)
-      : thread_([this, devices = std::move(devices)] { run(devices); }) {
-    // Registered after CUDA's start (the devices exist), so it runs before CUDA's own exit.
-    (void)std::atexit([] { instance(nullptr)->stop(); });
-  }
-  static Preload* instance(const std::vector<int>* devices) {
-    static Preload* const p = devices ? new Preload(*devices) : nullptr; // stopped at exit
-    return p;
+      : thread_([this, devices = std::move(devices)] { run(devices); }) {}
+  void stop() {
+    stop_.store(true);
+    if (thread_.joinable())
+      thread_.join();
   }
 
 private:
   void run(const std::vector<int>& devices) {
     for (const int nd : kernel::interp_ranks)
-      for (const void* symbol : kernels_of_rank(nd))
+      for (const void* symbol : interp_kernels_of_rank(nd))
         for (const int device : devices) {
           if (stop_.load(std::memory_order_relaxed))
             return;
@@ -162,21 +143,24 @@ private:
             (void)cudaGetLastError(); // launches report it, with the program
         }
   }
-  void stop() {
-    stop_.store(true);
-    if (thread_.joinable())
-      thread_.join();
-  }
 
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
 
+Preload* preload = nullptr; // never destroyed: stopped at exit
+
 } // namespace
 
 void preload_interpreter(const std::vector<int>& devices) {
-  if (!devices.empty() && interpreter_available(devices.front()))
-    (void)Preload::instance(&devices);
+  static std::once_flag started;
+  if (devices.empty() || !interpreter_available(devices.front()))
+    return;
+  std::call_once(started, [&] {
+    preload = new Preload(devices);
+    // Registered after CUDA's start (the devices exist), so it runs before CUDA's own exit.
+    (void)std::atexit([] { preload->stop(); });
+  });
 }
 
 } // namespace chunked::cuda

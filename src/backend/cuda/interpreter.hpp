@@ -36,6 +36,10 @@ const void* interp_store_kernel(int nd, DType result);
 /// The reduction kernels for programs of rank `nd` reducing `input` values by `op`.
 InterpReduceKernels interp_reduce_kernels(int nd, plan::ReduceOp op, DType input);
 
+/// Every interpreter kernel of rank `nd` (one of kernel::interp_ranks), each once: the store
+/// kernels, float64 first, then the reduction kernels of each accumulator and state type.
+std::vector<const void*> interp_kernels_of_rank(int nd);
+
 /// Whether the interpreter's kernels load on `device` (they are compiled for the architectures the
 /// library was built for; elsewhere every program waits for its generated kernel).
 bool interpreter_available(int device);

@@ -6,6 +6,7 @@
 #include <chunked/core/error.hpp>
 
 #include <string>
+#include <vector>
 
 namespace chunked::cuda {
 
@@ -56,6 +57,20 @@ InterpReduceKernels interp_reduce_kernels(int nd, plan::ReduceOp op, DType input
                      std::to_string(static_cast<int>(op)) + " of " +
                      std::string(dtype_name(input)));
   });
+}
+
+std::vector<const void*> interp_kernels_of_rank(int nd) {
+  const int slot = rank_slot(nd);
+  std::vector<const void*> out;
+  for (int t = num_dtypes - 1; t >= 0; --t)
+    out.push_back(interp_store_kernel(nd, static_cast<DType>(t)));
+  auto add = [&](const InterpReduceKernels& k) {
+    out.insert(out.end(), {k.all, k.final, k.axes_wide, k.axes_narrow, k.axes_final});
+  };
+#define CHUNKED_INTERP_ADD(A, F) add(interp::reduce_kernels<ops::Accumulator::A, F>(slot));
+  CHUNKED_INTERP_ACCUMULATORS(CHUNKED_INTERP_ADD)
+#undef CHUNKED_INTERP_ADD
+  return out;
 }
 
 } // namespace chunked::cuda
