@@ -73,27 +73,40 @@ BENCHMARK(bm_tiny_blocks)
 
 } // namespace
 
-// The same with a trace recorded and written (ComputeOptions::trace_path): what tracing costs per
-// task, the file included.
+// The same with a trace (ComputeOptions::trace_path): what tracing costs per task. Argument
+// `written` 0: the time until compute() returns, the previous file written (by the library's
+// writer thread) outside the time measured; 1: until the file is complete too.
 void bm_tiny_blocks_traced(benchmark::State& state) {
   const index_t blocks = state.range(0);
   const index_t n = blocks * block_elements;
   ComputeOptions options = bench::threads(state.range(1));
+  const bool written = state.range(2) != 0;
   options.trace_path = "chunked-block-overhead-trace.json";
   const double expected = static_cast<double>(n) * static_cast<double>(n);
-  for (auto _ : state)
+  wait_for_diagnostics();
+  for (auto _ : state) {
     if (run(n, block_elements, options) != expected) {
       state.SkipWithError("wrong sum");
       break;
     }
+    if (written) {
+      wait_for_diagnostics();
+    } else {
+      state.PauseTiming();
+      wait_for_diagnostics();
+      state.ResumeTiming();
+    }
+  }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * blocks);
 }
 
 BENCHMARK(bm_tiny_blocks_traced)
     ->Name("tiny_blocks_sum_traced")
-    ->ArgNames({"blocks", "threads"})
-    ->Args({100000, 1})
-    ->Args({100000, 2})
+    ->ArgNames({"blocks", "threads", "written"})
+    ->Args({100000, 1, 0})
+    ->Args({100000, 2, 0})
+    ->Args({100000, 1, 1})
+    ->Args({100000, 2, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

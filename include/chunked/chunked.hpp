@@ -23,6 +23,7 @@
 #include <chunked/reductions.hpp>
 #include <chunked/reshape.hpp>
 #include <chunked/runtime/compute_options.hpp>
+#include <chunked/runtime/diagnostics.hpp>
 #include <chunked/runtime/job.hpp>
 #include <chunked/runtime/log.hpp>
 #include <chunked/runtime/memory_resource.hpp>

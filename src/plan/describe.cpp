@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <array>
+
 #include <string>
 #include <vector>
 
@@ -58,20 +60,29 @@ std::string Plan::describe() const {
   return s;
 }
 
-namespace {
-
-/// "(i, j, ...)": the index of block `block` of `grid`.
-std::string block_of(const ChunkGrid& grid, index_t block) {
-  if (grid.ndim() == 0)
-    return "()";
-  const auto index = grid.block_index(block);
-  std::string s = "(";
-  for (std::size_t k = 0; k < index.size(); ++k)
-    s += (k ? ", " : "") + std::to_string(index[k]);
-  return s + (index.size() == 1 ? ",)" : ")");
+void append_block_name(std::string& out, const ChunkGrid& grid, index_t block) {
+  const auto nd = static_cast<std::size_t>(grid.ndim());
+  std::array<index_t, max_ndim> index{};
+  for (std::size_t k = nd; k-- > 0;) { // C order: the last axis varies fastest
+    const auto blocks = static_cast<index_t>(grid.lengths(static_cast<index_t>(k)).size());
+    index[k] = block % blocks;
+    block /= blocks;
+  }
+  out += '(';
+  for (std::size_t k = 0; k < nd; ++k) {
+    if (k > 0)
+      out += ", ";
+    const fmt::format_int digits(index[k]);
+    out.append(digits.data(), digits.size());
+  }
+  out += nd == 1 ? ",)" : ")";
 }
 
-} // namespace
+std::string block_name(const ChunkGrid& grid, index_t block) {
+  std::string s;
+  append_block_name(s, grid, block);
+  return s;
+}
 
 const char* task_kind_name(TaskKind kind) {
   switch (kind) {
@@ -99,26 +110,32 @@ const char* task_kind_name(TaskKind kind) {
   return "write";
 }
 
-std::string Plan::task_block(TaskId id) const {
+const ChunkGrid* Plan::task_grid(TaskId id) const {
   const Task& t = tasks[id];
   switch (t.kind) {
   case TaskKind::program:
-    return block_of(stages[t.index].grid, t.block);
-  case TaskKind::combine:
-    return std::to_string(t.block);
+    return &stages[t.index].grid;
   case TaskKind::scan:
-    return block_of(scans[t.index].grid, t.block);
+    return &scans[t.index].grid;
   case TaskKind::user:
-    return block_of(users[t.index].grid, t.block);
+    return &users[t.index].grid;
   case TaskKind::load:
-    return block_of(loads[t.index].grid, t.block);
+    return &loads[t.index].grid;
   case TaskKind::write:
-    return block_of(writes[t.index].grid, t.block);
+    return &writes[t.index].grid;
   case TaskKind::product:
-    return block_of(products[product_terms[t.index].stage].grid, t.block);
+    return &products[product_terms[t.index].stage].grid;
   default:
-    return {};
+    return nullptr;
   }
+}
+
+std::string Plan::task_block(TaskId id) const {
+  const Task& t = tasks[id];
+  if (t.kind == TaskKind::combine)
+    return std::to_string(t.block);
+  const ChunkGrid* grid = task_grid(id);
+  return grid ? block_name(*grid, t.block) : std::string();
 }
 
 Plan::TaskLabel Plan::task_label(TaskId id) const {

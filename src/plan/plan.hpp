@@ -268,7 +268,16 @@ struct Plan {
   TaskLabel task_label(TaskId task) const;
   /// task_label(task).block alone: the name depends only on the task's kind and stage.
   std::string task_block(TaskId task) const;
+  /// The grid of the block `task` makes, the one task_block() names its block in; null for a
+  /// task without one (gathers, joins, assembles) and for a combine, whose block is its number.
+  const ChunkGrid* task_grid(TaskId task) const;
 };
+
+/// "(i, j, ...)" ("(i,)" in one dimension, "()" in none): block `block` of `grid` as traces and
+/// reports name it.
+std::string block_name(const ChunkGrid& grid, index_t block);
+/// block_name(grid, block) appended to `out`, with no allocation of its own.
+void append_block_name(std::string& out, const ChunkGrid& grid, index_t block);
 
 /// What to produce for each requested array.
 struct Request {

@@ -2,6 +2,7 @@
 // Diagnostics: a computation's trace and report, checked before it runs and written after.
 #include "runtime/diagnostics.hpp"
 
+#include "runtime/diagnostics_writer.hpp"
 #include "runtime/report.hpp"
 #include <chunked/core/error.hpp>
 
@@ -10,6 +11,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <memory>
+#include <optional>
+#include <ostream>
 #include <utility>
 #include <vector>
 
@@ -17,22 +21,14 @@ namespace chunked::runtime {
 
 namespace {
 
-/// Opens `path` for writing (creating or emptying it); chunked::Error naming it when it cannot.
-std::ofstream open_for_writing(const std::string& path, const char* option) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+/// Checks that `path` can be written, before anything runs: a long computation must not end in
+/// a path it cannot write. Opened to append, so that an earlier file stays until the new one
+/// replaces it whole.
+void check_writable(const std::string& path, const char* option) {
+  const std::ofstream out(path, std::ios::binary | std::ios::app);
   if (!out)
     throw Error(fmt::format("ComputeOptions::{} '{}' cannot be written: {}", option, path,
                             std::strerror(errno)));
-  return out;
-}
-
-void write_file(const std::string& path, const char* option, const std::string& text) {
-  std::ofstream out = open_for_writing(path, option);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
-  if (!out)
-    throw Error(
-        fmt::format("ComputeOptions::{} '{}': writing {} bytes failed", option, path, text.size()));
 }
 
 std::string bytes_or_default(std::size_t bytes, const char* otherwise) {
@@ -73,20 +69,19 @@ Diagnostics::Diagnostics(const ComputeOptions& options, const Backend& backend)
     : options_(options), backend_(backend),
       trace_(options.trace_path.empty() && options.report_path.empty()
                  ? nullptr
-                 : std::make_unique<Trace>(backend.name())),
-      scope_(trace_.get()) {
-  // Before anything runs: a long computation must not end in a path it cannot write.
+                 : std::make_unique<Trace>(backend.name())) {
+  scope_.emplace(trace_.get());
   if (!options.trace_path.empty())
-    open_for_writing(options.trace_path, "trace_path");
+    check_writable(options.trace_path, "trace_path");
   if (!options.report_path.empty())
-    open_for_writing(options.report_path, "report_path");
+    check_writable(options.report_path, "report_path");
 }
 
 Diagnostics::~Diagnostics() {
   if (finished_ || !trace_)
     return;
   try {
-    write(true);
+    hand_over(true);
   } catch (...) { // NOLINT(bugprone-empty-catch): the computation's own error is the one raised
   }
 }
@@ -94,31 +89,40 @@ Diagnostics::~Diagnostics() {
 void Diagnostics::finish() {
   finished_ = true;
   if (trace_)
-    write(false);
+    hand_over(false);
 }
 
-void Diagnostics::write(bool failed) {
+void Diagnostics::hand_over(bool failed) {
+  // Nothing records into the trace once it is handed over: not this thread's later work, and the
+  // workers and streams of the computation are done with it.
+  scope_.reset();
   trace_->sample_memory(true);
-  if (!options_.trace_path.empty()) {
-    std::ofstream out = open_for_writing(options_.trace_path, "trace_path");
-    trace_->write(out);
-    out.close();
-    if (!out)
-      throw Error(fmt::format("ComputeOptions::trace_path '{}': writing the trace failed",
-                              options_.trace_path));
+  std::optional<ReportInput> report;
+  if (!options_.report_path.empty()) {
+    report.emplace();
+    report->title = fmt::format("chunked: a computation on the {} backend{}", backend_.name(),
+                                failed ? " (it failed)" : "");
+    report->plan = std::move(plans_);
+    report->options = option_list(options_, backend_);
+    const Backend::CopyRate rate = backend_.copy_rate();
+    report->copy_rate = rate.bytes_per_second;
+    report->copy_rate_label = rate.what;
   }
-  if (options_.report_path.empty())
-    return;
-  ReportInput input;
-  input.title = fmt::format("chunked: a computation on the {} backend{}", backend_.name(),
-                            failed ? " (it failed)" : "");
-  input.trace_json = trace_->json();
-  input.plan = plans_;
-  input.options = option_list(options_, backend_);
-  const Backend::CopyRate rate = backend_.copy_rate();
-  input.copy_rate = rate.bytes_per_second;
-  input.copy_rate_label = rate.what;
-  write_file(options_.report_path, "report_path", render_report(input));
+  // Formatting a trace costs more than recording it (a microsecond a task, for tasks that take
+  // one): the files are written after the computation returns, on the writer's thread.
+  write_diagnostics_later([trace = std::shared_ptr<Trace>(std::move(trace_)),
+                           trace_path = options_.trace_path, report_path = options_.report_path,
+                           report = std::move(report)]() mutable {
+    if (!trace_path.empty())
+      write_file_whole(trace_path, "trace_path", [&](std::ostream& out) { trace->write(out); });
+    if (!report)
+      return;
+    report->trace_json = trace->json();
+    const std::string page = render_report(*report);
+    write_file_whole(report_path, "report_path", [&](std::ostream& out) {
+      out.write(page.data(), static_cast<std::streamsize>(page.size()));
+    });
+  });
 }
 
 } // namespace chunked::runtime

@@ -10,6 +10,7 @@
 #include <chunked/runtime/compute_options.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace chunked::runtime {
@@ -21,7 +22,7 @@ class Diagnostics {
 public:
   /// Checks that the paths can be written (chunked::Error naming the path) before anything runs.
   Diagnostics(const ComputeOptions& options, const Backend& backend);
-  /// After a failure (finish() not called): writes what was recorded, ignoring write errors.
+  /// After a failure (finish() not called): hands over what was recorded all the same.
   ~Diagnostics();
   Diagnostics(const Diagnostics&) = delete;
   Diagnostics& operator=(const Diagnostics&) = delete;
@@ -55,16 +56,17 @@ public:
     return run();
   }
 
-  /// Writes the trace and the report; chunked::Error naming the path that cannot be written.
+  /// Hands the trace and the report to the diagnostics writer (runtime/diagnostics_writer.hpp),
+  /// which writes them after the computation returns.
   void finish();
 
 private:
-  void write(bool failed);
+  void hand_over(bool failed);
 
   const ComputeOptions& options_;
   const Backend& backend_;
   std::unique_ptr<Trace> trace_;
-  TraceScope scope_;
+  std::optional<TraceScope> scope_; ///< ended before the trace is handed over
   std::string plans_;
   bool finished_ = false;
 };

@@ -53,10 +53,22 @@ void append_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
+/// Appends the decimal digits of `v`. The writer's inner loop: fmt::format_int's buffer and one
+/// append, no formatting machinery per number.
+template <class Int> void append_int(std::string& out, Int v) {
+  const fmt::format_int digits(v);
+  out.append(digits.data(), digits.size());
+}
+
 /// Appends `ns` as microseconds with nanosecond digits, as trace viewers read "ts" and "dur".
 void append_micros(std::string& out, std::int64_t ns) {
   ns = std::max<std::int64_t>(ns, 0);
-  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}.{:03}"), ns / 1000, ns % 1000);
+  append_int(out, ns / 1000);
+  const auto frac = static_cast<int>(ns % 1000);
+  const char digits[4] = {'.', static_cast<char>('0' + frac / 100),
+                          static_cast<char>('0' + frac / 10 % 10),
+                          static_cast<char>('0' + frac % 10)};
+  out.append(digits, 4);
 }
 
 void append_metadata(std::string& out, const char* what, int pid, int tid, std::string_view name) {
@@ -72,11 +84,34 @@ void append_complete(std::string& out, std::string_view name, const char* catego
                      int tid, std::int64_t start, std::int64_t end) {
   out += R"({"ph":"X","name":)";
   out += name;
-  fmt::format_to(std::back_inserter(out), FMT_COMPILE(R"(,"cat":"{}","pid":{},"tid":{},"ts":)"),
-                 category, pid, tid);
+  out += R"(,"cat":")";
+  out += category;
+  out += R"(","pid":)";
+  append_int(out, pid);
+  out += R"(,"tid":)";
+  append_int(out, tid);
+  out += R"(,"ts":)";
   append_micros(out, start);
-  out += ",\"dur\":";
+  out += R"(,"dur":)";
   append_micros(out, end - start);
+}
+
+/// Merges the consecutive sorted runs of `refs` that start at `starts` (with refs.size() last)
+/// into one sorted sequence, stably: a pairwise merge of neighbours, log(runs) passes.
+template <class Ref, class Less>
+void merge_runs(std::vector<Ref>& refs, std::vector<std::size_t> starts, Less less) {
+  const auto at = [&refs](std::size_t i) { return refs.begin() + static_cast<std::ptrdiff_t>(i); };
+  while (starts.size() > 2) {
+    std::vector<std::size_t> next;
+    const std::size_t runs = starts.size() - 1;
+    for (std::size_t r = 0; r < runs; r += 2) {
+      next.push_back(starts[r]);
+      if (r + 1 < runs)
+        std::inplace_merge(at(starts[r]), at(starts[r + 1]), at(starts[r + 2]), less);
+    }
+    next.push_back(starts.back());
+    starts = std::move(next);
+  }
 }
 
 std::string json_string(std::string_view s) {
@@ -121,24 +156,29 @@ void Trace::end_plan(const plan::Plan& plan) {
     if (g.plan == p && g.task < plan.tasks.size())
       ran[g.task] = 1;
   // In task order: names_ stays sorted by (plan, task), plans being numbered in order. A task's
-  // name depends on its kind and stage alone: made once per stage, not per task (plans of a
-  // million tiny tasks).
-  std::unordered_map<std::uint64_t, std::uint32_t> stage_names;
+  // name and grid depend on its kind and stage alone: found once per stage, not per task.
+  struct StageNames {
+    std::uint32_t name, grid;
+  };
+  std::unordered_map<std::uint64_t, StageNames> stages;
   for (std::uint32_t t = 0; t < plan.tasks.size(); ++t) {
     if (!ran[t])
       continue;
     const plan::Task& task = plan.tasks[t];
     const std::uint64_t stage =
         (std::uint64_t{static_cast<std::uint8_t>(task.kind)} << 32) | task.index;
-    plan::Plan::TaskLabel label;
-    auto [it, fresh] = stage_names.try_emplace(stage, 0);
+    auto [it, fresh] = stages.try_emplace(stage, StageNames{});
     if (fresh) {
-      label = plan.task_label(t);
-      it->second = intern(label.name);
-    } else {
-      label = {{}, plan::task_kind_name(task.kind), plan.task_block(t)};
+      it->second.name = intern(plan.task_label(t).name);
+      const ChunkGrid* grid = plan.task_grid(t);
+      it->second.grid = task.kind == plan::TaskKind::combine ? numbered_block
+                        : grid == nullptr                    ? no_block
+                                          : static_cast<std::uint32_t>(grids_.size());
+      if (grid != nullptr)
+        grids_.push_back(*grid);
     }
-    names_.push_back({p, t, it->second, label.kind, std::move(label.block), plan.work_bytes(t)});
+    names_.push_back({p, t, it->second.name, it->second.grid, plan::task_kind_name(task.kind),
+                      task.block, plan.work_bytes(t)});
   }
 }
 
@@ -255,22 +295,44 @@ void Trace::write_json(std::string& out, const std::function<void(std::string&)>
     Type type;
     std::uint32_t lane, index;
   };
+  // Each lane's tasks and waits are recorded in time order (checked); host and GPU spans as they
+  // end, and counters by racing threads, so those are sorted. Then the runs are merged.
+  const auto earlier = [](const Ref& a, const Ref& b) {
+    return a.ts != b.ts ? a.ts < b.ts : (a.type == counter) < (b.type == counter);
+  };
   std::vector<Ref> refs;
+  std::vector<std::size_t> runs;
+  const auto run_from = [&](std::size_t first) {
+    const auto begin = refs.begin() + static_cast<std::ptrdiff_t>(first);
+    if (!std::is_sorted(begin, refs.end(), earlier))
+      std::stable_sort(begin, refs.end(), earlier);
+    if (refs.size() > first)
+      runs.push_back(first);
+  };
   for (std::uint32_t w = 0; w < lanes_.size(); ++w) {
+    std::size_t first = refs.size();
     for (std::uint32_t i = 0; i < lanes_[w]->tasks.size(); ++i)
       refs.push_back({lanes_[w]->tasks[i].start, task, w, i});
+    run_from(first);
+    first = refs.size();
     for (std::uint32_t i = 0; i < lanes_[w]->waits.size(); ++i)
       refs.push_back({lanes_[w]->waits[i].first, wait, w, i});
+    run_from(first);
   }
+  std::size_t first = refs.size();
   for (std::uint32_t i = 0; i < spans_.size(); ++i)
     refs.push_back({spans_[i].start, host, 0, i});
+  run_from(first);
+  first = refs.size();
   for (std::uint32_t i = 0; i < gpu_.size(); ++i)
     refs.push_back({gpu_[i].start, gpu, 0, i});
+  run_from(first);
+  first = refs.size();
   for (std::uint32_t i = 0; i < counters_.size(); ++i)
     refs.push_back({counters_[i].ts, counter, 0, i});
-  std::stable_sort(refs.begin(), refs.end(), [](const Ref& a, const Ref& b) {
-    return a.ts != b.ts ? a.ts < b.ts : (a.type == counter) < (b.type == counter);
-  });
+  run_from(first);
+  runs.push_back(refs.size());
+  merge_runs(refs, std::move(runs), earlier);
   const auto back = std::back_inserter(out);
   for (std::size_t k = 0; k < refs.size(); ++k) {
     const Ref& ref = refs[k];
@@ -278,13 +340,30 @@ void Trace::write_json(std::string& out, const std::function<void(std::string&)>
     case task: {
       const Lane::TaskRecord& r = lanes_[ref.lane]->tasks[ref.index];
       const Named* n = named(r.plan, r.task);
-      append_complete(out, n ? strings_[n->name] : json_string("task " + std::to_string(r.task)),
-                      "task", host_pid, static_cast<int>(ref.lane), r.start, r.end);
-      fmt::format_to(back, FMT_COMPILE(R"(,"args":{{"kind":"{}")"), n ? n->kind : "task");
-      if (n && !n->block.empty())
-        fmt::format_to(back, FMT_COMPILE(R"(,"block":"{}")"), n->block);
-      fmt::format_to(back, FMT_COMPILE(R"(,"bytes":{},"task":{},"plan":{}}}}})"), n ? n->bytes : 0,
-                     r.task, r.plan);
+      if (n)
+        append_complete(out, strings_[n->name], "task", host_pid, static_cast<int>(ref.lane),
+                        r.start, r.end);
+      else
+        append_complete(out, json_string("task " + std::to_string(r.task)), "task", host_pid,
+                        static_cast<int>(ref.lane), r.start, r.end);
+      out += R"(,"args":{"kind":")";
+      out += n ? n->kind : "task";
+      out += '"';
+      if (n && n->grid != no_block) {
+        out += R"(,"block":")";
+        if (n->grid == numbered_block)
+          append_int(out, n->block);
+        else
+          plan::append_block_name(out, grids_[n->grid], n->block);
+        out += '"';
+      }
+      out += R"(,"bytes":)";
+      append_int(out, n ? n->bytes : 0);
+      out += R"(,"task":)";
+      append_int(out, r.task);
+      out += R"(,"plan":)";
+      append_int(out, r.plan);
+      out += "}}";
       break;
     }
     case wait: {

@@ -4,6 +4,8 @@
 // JSON.
 #pragma once
 
+#include <chunked/core/chunk_grid.hpp>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -119,14 +121,19 @@ private:
     std::int64_t ts;
     std::uint64_t host, pinned, device, spilled;
   };
+  /// A task's name and block, kept as numbers: the block's text is made when the file is
+  /// written, not while the computation waits (plans of a million tiny tasks).
   struct Named {
     int plan;
     std::uint32_t task;
     std::uint32_t name; ///< in strings_, escaped for JSON
+    std::uint32_t grid; ///< in grids_, or no_block or numbered_block
     const char* kind;
-    std::string block;
+    index_t block;
     std::uint64_t bytes;
   };
+  static constexpr std::uint32_t no_block = ~std::uint32_t{0};
+  static constexpr std::uint32_t numbered_block = no_block - 1; ///< a combine's: its number
   /// Writes the whole file to `out`, handing it to `flush` (which empties it) whenever it holds
   /// a megabyte or more, and at the end. The caller holds the lock.
   void write_json(std::string& out, const std::function<void(std::string&)>& flush) const;
@@ -146,6 +153,7 @@ private:
   std::vector<std::pair<int, int>> streams_; ///< (device, stream) tracks named
   std::vector<Named> names_;                 ///< per recorded task, sorted by (plan, task)
   std::vector<std::string> strings_;         ///< task names, each once
+  std::vector<ChunkGrid> grids_;             ///< the grids of the tasks' blocks, one per stage
   std::unordered_map<std::string, std::uint32_t> string_ids_;
 };
 

@@ -25,6 +25,7 @@ int main(int argc, char** argv) try {
   options.trace_path = argv[2];
   const double sum = x.sum().item(options);
   std::printf("sum = %.6g\n", sum);
+  wait_for_diagnostics();
 
   for (const char* path : {argv[1], argv[2]}) {
     std::error_code error;

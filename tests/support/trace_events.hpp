@@ -3,6 +3,7 @@
 #pragma once
 
 #include "io/json.hpp"
+#include <chunked/runtime/diagnostics.hpp>
 
 #include <gtest/gtest.h>
 
@@ -13,8 +14,10 @@
 
 namespace chunked::test {
 
-/// The events of the trace file at `path`, checked to be the object form of the format.
+/// The events of the trace file at `path`, checked to be the object form of the format, once the
+/// computations that returned have written their files.
 inline std::vector<io::Json> trace_events(const std::string& path) {
+  wait_for_diagnostics();
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();

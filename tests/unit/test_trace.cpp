@@ -31,6 +31,7 @@ std::string temp_path(const std::string& name) {
 }
 
 std::string read_text(const std::string& path) {
+  wait_for_diagnostics();
   std::ifstream in(path, std::ios::binary);
   std::stringstream s;
   s << in.rdbuf();
@@ -189,6 +190,62 @@ TEST(Trace, AFailedComputationStillWritesItsTraceAndRaisesItsOwnError) {
   const std::vector<Json> events = test::trace_events(path);
   EXPECT_FALSE(spans(events, "task").empty());
   EXPECT_EQ(x.sum().item(), 4950.0);
+}
+
+TEST(Trace, AFileAppearsWholeReplacingTheEarlierOneAndLeavesNothingBeside) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "chunked-whole";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "trace.json").string();
+  std::ofstream(path) << "an earlier file";
+  const auto x = arange<double, Cpu>(0.0, 1000.0, 1.0, 10);
+  ComputeOptions o;
+  o.trace_path = path;
+  o.num_threads = 2;
+  // More computations than the writer queues: each hands its file over in turn.
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ((x + static_cast<double>(i)).sum().item(o), 499500.0 + 1000.0 * i);
+  const std::vector<Json> events = test::trace_events(path);
+  EXPECT_GE(spans(events, "task").size(), 100u);
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    names.push_back(entry.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{"trace.json"});
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Trace, ADeviceIsWrittenInPlaceNotReplaced) {
+  if (!std::filesystem::is_character_file("/dev/null"))
+    GTEST_SKIP() << "no /dev/null";
+  ComputeOptions o;
+  o.trace_path = "/dev/null";
+  const auto x = arange<double, Cpu>(0.0, 10.0, 1.0, 3);
+  EXPECT_EQ(x.sum().item(o), 45.0);
+  wait_for_diagnostics();
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+}
+
+TEST(Trace, AFileThatCannotBeWrittenAtTheEndIsRaisedByTheWait) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "chunked-gone";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "trace.json").string();
+  // The directory is there when the computation starts, and gone when its file is written.
+  const auto x = arange<double, Cpu>(0.0, 100.0, 1.0, 10);
+  const auto y = map_blocks<double>(
+      [dir](const BlockInfo&, BlockView<double> out, BlockView<const double> in) {
+        std::error_code ignored;
+        std::filesystem::remove_all(dir, ignored);
+        for (index_t i = 0; i < in.size(); ++i)
+          out.data[i] = in.data[i];
+      },
+      x);
+  ComputeOptions o;
+  o.trace_path = path;
+  EXPECT_EQ(y.sum().item(o), 4950.0);
+  test::expect_error<Error>([] { wait_for_diagnostics(); }, {"trace_path", path});
+  wait_for_diagnostics(); // the error was raised once
+  EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
 TEST(Trace, AReportIsOneHtmlPage) {

@@ -108,12 +108,15 @@ struct ComputeOptions {
   /// by CUDA events, code generation, planning, and counters of live device, page-locked, host
   /// and spilled memory. Perfetto (ui.perfetto.dev) and chrome://tracing open it. A path that
   /// cannot be written makes the computation raise a chunked::Error naming it. persist() of a
-  /// result in several ranges (see host_memory_limit) writes one file with all of them.
+  /// result in several ranges (see host_memory_limit) writes one file with all of them. The file
+  /// is written after the computation returns, by a thread of the library, and appears whole:
+  /// wait_for_diagnostics() (chunked/runtime/diagnostics.hpp) waits for it.
   std::string trace_path;
   /// When not empty, the computation writes one self-contained HTML page here when it ends: the
   /// task stream, memory over time, time per block program with the rate it reached against
   /// the machine's copy rate, the plan and these options. It needs no network to view. A path
-  /// that cannot be written is a chunked::Error naming it, as for trace_path.
+  /// that cannot be written is a chunked::Error naming it; it is written after the computation
+  /// returns, as the trace is.
   std::string report_path;
 
   // ---- Interop: user streams and memory resources (DESIGN 8.4) ----
