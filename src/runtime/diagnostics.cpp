@@ -96,7 +96,7 @@ void Diagnostics::hand_over(bool failed) {
   // Nothing records into the trace once it is handed over: not this thread's later work, and the
   // workers and streams of the computation are done with it.
   scope_.reset();
-  trace_->sample_memory(true);
+  trace_->sample_memory();
   std::optional<ReportInput> report;
   if (!options_.report_path.empty()) {
     report.emplace();

@@ -49,7 +49,7 @@ public:
       Trace& trace;
       const plan::Plan& plan;
       ~Named() {
-        trace.sample_memory(true);
+        trace.sample_memory();
         trace.end_plan(plan);
       }
     } named{*trace_, plan};

@@ -4,6 +4,7 @@
 #include "runtime/external_gate.hpp"
 #include "runtime/job_control.hpp"
 #include "runtime/trace.hpp"
+#include "runtime/trace_clock.hpp"
 
 #include <chunked/core/error.hpp>
 
@@ -97,10 +98,11 @@ private:
 
 // Runs a task and records it on its worker's lane of the trace, with the memory it left live.
 std::uint64_t traced_run(Trace& trace, TaskExecutor& executor, TaskId task, int w) {
-  const std::int64_t start = trace.now();
+  const std::int64_t start = trace_ticks();
   const std::uint64_t bytes = executor.run(task, w);
-  trace.task(w, task, start, trace.now());
-  trace.sample_memory();
+  const std::int64_t end = trace_ticks();
+  trace.task(w, task, start, end);
+  trace.sample_memory_after_task(end);
   return bytes;
 }
 
@@ -225,10 +227,10 @@ private:
         lock.unlock();
         notify(to_wake);
         lock.lock();
-        const std::int64_t idle_since = trace_ ? trace_->now() : 0;
+        const std::int64_t idle_since = trace_ ? trace_ticks() : 0;
         slot.cv.wait(lock, [&] { return slot.wake; });
         if (trace_)
-          trace_->wait(w, idle_since, trace_->now());
+          trace_->wait(w, idle_since, trace_ticks());
         continue;
       }
       // Ready tasks this worker does not take go to sleeping workers.

@@ -4,11 +4,13 @@
 
 #include "core/memory_counters.hpp"
 #include "plan/plan.hpp"
+#include "runtime/trace_clock.hpp"
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <ostream>
 #include <utility>
@@ -132,8 +134,12 @@ struct Trace::Lane {
   std::vector<std::pair<std::int64_t, std::int64_t>> waits;
 };
 
-Trace::Trace(std::string backend) : backend_(std::move(backend)), origin_(Clock::now()) {
-  sample_memory(true);
+Trace::Trace(std::string backend)
+    : backend_(std::move(backend)), origin_(Clock::now()), tick_origin_(trace_ticks()),
+      min_interval_ticks_(
+          static_cast<std::int64_t>(static_cast<double>(min_interval) * trace_ticks_per_ns())),
+      last_sample_ticks_(tick_origin_) {
+  sample_memory();
 }
 
 Trace::~Trace() = default;
@@ -147,39 +153,42 @@ int Trace::begin_plan() { return plan_.fetch_add(1) + 1; }
 void Trace::end_plan(const plan::Plan& plan) {
   const int p = plan_.load();
   std::lock_guard lock(mutex_);
-  std::vector<std::uint8_t> ran(plan.tasks.size(), 0);
-  for (const auto& lane : lanes_)
-    for (const Lane::TaskRecord& r : lane->tasks)
-      if (r.plan == p && r.task < plan.tasks.size())
-        ran[r.task] = 1;
-  for (const Gpu& g : gpu_)
-    if (g.plan == p && g.task < plan.tasks.size())
-      ran[g.task] = 1;
-  // In task order: names_ stays sorted by (plan, task), plans being numbered in order. A task's
-  // name and grid depend on its kind and stage alone: found once per stage, not per task.
-  struct StageNames {
-    std::uint32_t name, grid;
-  };
-  std::unordered_map<std::uint64_t, StageNames> stages;
+  // Every task, run or not: no pass over what ran. Tasks of one stage mostly follow one another,
+  // so the last stage found is tried first.
+  PlanNames names{p, std::vector<Named>(plan.tasks.size())};
+  std::unordered_map<std::uint64_t, std::uint32_t> stage_of;
+  std::uint64_t last_key = ~std::uint64_t{0};
+  std::uint32_t last_stage = 0;
   for (std::uint32_t t = 0; t < plan.tasks.size(); ++t) {
-    if (!ran[t])
-      continue;
     const plan::Task& task = plan.tasks[t];
-    const std::uint64_t stage =
+    const std::uint64_t key =
         (std::uint64_t{static_cast<std::uint8_t>(task.kind)} << 32) | task.index;
-    auto [it, fresh] = stages.try_emplace(stage, StageNames{});
-    if (fresh) {
-      it->second.name = intern(plan.task_label(t).name);
-      const ChunkGrid* grid = plan.task_grid(t);
-      it->second.grid = task.kind == plan::TaskKind::combine ? numbered_block
-                        : grid == nullptr                    ? no_block
-                                          : static_cast<std::uint32_t>(grids_.size());
-      if (grid != nullptr)
-        grids_.push_back(*grid);
+    if (key != last_key) {
+      auto [it, fresh] = stage_of.try_emplace(key, static_cast<std::uint32_t>(stages_.size()));
+      if (fresh)
+        stages_.push_back(stage_name(plan, t));
+      last_key = key;
+      last_stage = it->second;
     }
-    names_.push_back({p, t, it->second.name, it->second.grid, plan::task_kind_name(task.kind),
-                      task.block, plan.work_bytes(t)});
+    names.tasks[t] = {last_stage, task.block};
   }
+  names_.push_back(std::move(names));
+}
+
+Trace::StageName Trace::stage_name(const plan::Plan& plan, std::uint32_t t) {
+  const plan::Task& task = plan.tasks[t];
+  const ChunkGrid* grid = plan.task_grid(t);
+  const std::uint32_t g = task.kind == plan::TaskKind::combine ? numbered_block
+                          : grid == nullptr                    ? no_block
+                                            : static_cast<std::uint32_t>(grids_.size());
+  if (grid != nullptr)
+    grids_.push_back(*grid);
+  // Plan::work_bytes: a program task counts its iteration box in its result dtype.
+  const std::uint32_t element_bytes =
+      task.kind == plan::TaskKind::program
+          ? static_cast<std::uint32_t>(dtype_size(plan.stages[task.index].program.result_dtype()))
+          : 0;
+  return {intern(plan.task_label(t).name), g, element_bytes, plan::task_kind_name(task.kind)};
 }
 
 std::uint32_t Trace::intern(const std::string& s) {
@@ -210,11 +219,15 @@ void Trace::span(const std::string& name, const char* category, std::int64_t sta
   spans_.push_back({name, category, current_trace_lane(), start, end});
 }
 
-void Trace::sample_memory(bool force) {
-  const std::int64_t t = now();
-  std::int64_t last = last_sample_.load(std::memory_order_relaxed);
-  if (!force && (t - last < min_interval || !last_sample_.compare_exchange_strong(last, t)))
+void Trace::sample_memory_after_task(std::int64_t end) {
+  std::int64_t last = last_sample_ticks_.load(std::memory_order_relaxed);
+  if (end - last < min_interval_ticks_ || !last_sample_ticks_.compare_exchange_strong(last, end))
     return;
+  sample_memory();
+}
+
+void Trace::sample_memory() {
+  const std::int64_t t = now();
   using detail::MemoryKind;
   const auto in_use = [](MemoryKind kind) {
     return static_cast<std::uint64_t>(std::max<std::int64_t>(detail::memory_in_use(kind), 0));
@@ -282,11 +295,26 @@ void Trace::write_json(std::string& out, const std::function<void(std::string&)>
                     fmt::format("GPU {} stream {}", device, stream));
   }
   const auto named = [&](int plan, std::uint32_t task) -> const Named* {
-    const auto it = std::lower_bound(names_.begin(), names_.end(), std::pair(plan, task),
-                                     [](const Named& n, const std::pair<int, std::uint32_t>& k) {
-                                       return std::pair(n.plan, n.task) < k;
-                                     });
-    return it != names_.end() && it->plan == plan && it->task == task ? &*it : nullptr;
+    const auto it = std::lower_bound(names_.begin(), names_.end(), plan,
+                                     [](const PlanNames& n, int p) { return n.plan < p; });
+    return it != names_.end() && it->plan == plan && task < it->tasks.size() ? &it->tasks[task]
+                                                                             : nullptr;
+  };
+  // A program task's bytes: the elements of its block (its iteration box) times their size.
+  const auto bytes_of = [&](const Named& n) -> std::uint64_t {
+    const StageName& st = stages_[n.stage];
+    if (st.element_bytes == 0 || st.grid >= grids_.size())
+      return 0;
+    const ChunkGrid& grid = grids_[st.grid];
+    std::uint64_t elements = 1;
+    index_t block = n.block;
+    for (index_t k = grid.ndim(); k-- > 0;) {
+      const auto& lengths = grid.lengths(k);
+      const auto blocks = static_cast<index_t>(lengths.size());
+      elements *= static_cast<std::uint64_t>(lengths[static_cast<std::size_t>(block % blocks)]);
+      block /= blocks;
+    }
+    return elements * st.element_bytes;
   };
   // Every other event by time (spans before counters at equal times), written from its record.
   enum Type : std::uint8_t { task, wait, host, gpu, counter };
@@ -294,6 +322,17 @@ void Trace::write_json(std::string& out, const std::function<void(std::string&)>
     std::int64_t ts;
     Type type;
     std::uint32_t lane, index;
+  };
+  // Lanes record trace_ticks(): nanoseconds since origin_ at the rate over the trace's whole
+  // duration, fixed at its first writing (the report's copy of the trace is the file's).
+  if (ns_per_tick_ == 0.0) {
+    const std::int64_t ticks = trace_ticks(), ns = now();
+    ns_per_tick_ = trace_ticks_are_cycles() && ticks > tick_origin_
+                       ? static_cast<double>(ns) / static_cast<double>(ticks - tick_origin_)
+                       : 1.0;
+  }
+  const auto to_ns = [this](std::int64_t ticks) {
+    return std::llround(static_cast<double>(ticks - tick_origin_) * ns_per_tick_);
   };
   // Each lane's tasks and waits are recorded in time order (checked); host and GPU spans as they
   // end, and counters by racing threads, so those are sorted. Then the runs are merged.
@@ -312,11 +351,11 @@ void Trace::write_json(std::string& out, const std::function<void(std::string&)>
   for (std::uint32_t w = 0; w < lanes_.size(); ++w) {
     std::size_t first = refs.size();
     for (std::uint32_t i = 0; i < lanes_[w]->tasks.size(); ++i)
-      refs.push_back({lanes_[w]->tasks[i].start, task, w, i});
+      refs.push_back({to_ns(lanes_[w]->tasks[i].start), task, w, i});
     run_from(first);
     first = refs.size();
     for (std::uint32_t i = 0; i < lanes_[w]->waits.size(); ++i)
-      refs.push_back({lanes_[w]->waits[i].first, wait, w, i});
+      refs.push_back({to_ns(lanes_[w]->waits[i].first), wait, w, i});
     run_from(first);
   }
   std::size_t first = refs.size();
@@ -340,25 +379,27 @@ void Trace::write_json(std::string& out, const std::function<void(std::string&)>
     case task: {
       const Lane::TaskRecord& r = lanes_[ref.lane]->tasks[ref.index];
       const Named* n = named(r.plan, r.task);
-      if (n)
-        append_complete(out, strings_[n->name], "task", host_pid, static_cast<int>(ref.lane),
-                        r.start, r.end);
+      const StageName* st = n ? &stages_[n->stage] : nullptr;
+      const std::int64_t start = ref.ts, end = to_ns(r.end);
+      if (st)
+        append_complete(out, strings_[st->name], "task", host_pid, static_cast<int>(ref.lane),
+                        start, end);
       else
         append_complete(out, json_string("task " + std::to_string(r.task)), "task", host_pid,
-                        static_cast<int>(ref.lane), r.start, r.end);
+                        static_cast<int>(ref.lane), start, end);
       out += R"(,"args":{"kind":")";
-      out += n ? n->kind : "task";
+      out += st ? st->kind : "task";
       out += '"';
-      if (n && n->grid != no_block) {
+      if (st && st->grid != no_block) {
         out += R"(,"block":")";
-        if (n->grid == numbered_block)
+        if (st->grid == numbered_block)
           append_int(out, n->block);
         else
-          plan::append_block_name(out, grids_[n->grid], n->block);
+          plan::append_block_name(out, grids_[st->grid], n->block);
         out += '"';
       }
       out += R"(,"bytes":)";
-      append_int(out, n ? n->bytes : 0);
+      append_int(out, n ? bytes_of(*n) : 0);
       out += R"(,"task":)";
       append_int(out, r.task);
       out += R"(,"plan":)";
@@ -367,9 +408,8 @@ void Trace::write_json(std::string& out, const std::function<void(std::string&)>
       break;
     }
     case wait: {
-      const auto& [start, end] = lanes_[ref.lane]->waits[ref.index];
       append_complete(out, "\"waiting for work\"", "wait", host_pid, static_cast<int>(ref.lane),
-                      start, end);
+                      ref.ts, to_ns(lanes_[ref.lane]->waits[ref.index].second));
       out += '}';
       break;
     }
@@ -386,7 +426,7 @@ void Trace::write_json(std::string& out, const std::function<void(std::string&)>
       fmt::format_to(back, FMT_COMPILE(R"(,"args":{{"task":{},"plan":{})"), g.task, g.plan);
       if (const Named* n = named(g.plan, g.task)) {
         out += R"(,"program":)";
-        out += strings_[n->name];
+        out += strings_[stages_[n->stage].name];
       }
       if (g.bytes > 0)
         fmt::format_to(back, FMT_COMPILE(R"(,"bytes":{})"), g.bytes);

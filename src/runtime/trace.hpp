@@ -67,17 +67,22 @@ public:
   void end_plan(const plan::Plan& plan);
   /// Makes sure `workers` lanes exist; called before the workers of a run start.
   void begin_graph(int workers);
-  /// Task `task` of the current plan ran on worker `worker` from `start` to `end` (now()).
-  /// Lock-free: only worker `worker` records on its lane.
+  /// Task `task` of the current plan ran on worker `worker` from `start` to `end`, both
+  /// trace_ticks() (runtime/trace_clock.hpp, converted when the file is written). Lock-free:
+  /// only worker `worker` records on its lane.
   void task(int worker, std::uint32_t task, std::int64_t start, std::int64_t end);
-  /// Worker `worker` waited for a ready task from `start` to `end`. Lock-free as task().
+  /// Worker `worker` waited for a ready task from `start` to `end` (trace_ticks()). Lock-free as
+  /// task().
   void wait(int worker, std::int64_t start, std::int64_t end);
 
   // ---- Other host events (any thread)
   /// A span on the host track of the calling thread's worker (0 outside workers).
   void span(const std::string& name, const char* category, std::int64_t start, std::int64_t end);
-  /// Samples the memory counters now, at most once per `min_interval` ns unless `force`.
-  void sample_memory(bool force = false);
+  /// Samples the memory counters now.
+  void sample_memory();
+  /// Samples them after a task that ended at `end` (trace_ticks()), unless a sample after a task
+  /// was taken less than `min_interval` before.
+  void sample_memory_after_task(std::int64_t end);
 
   // ---- GPU events
   /// Names the track of stream `stream` (its index among the device's streams) of `device`.
@@ -121,29 +126,40 @@ private:
     std::int64_t ts;
     std::uint64_t host, pinned, device, spilled;
   };
-  /// A task's name and block, kept as numbers: the block's text is made when the file is
-  /// written, not while the computation waits (plans of a million tiny tasks).
-  struct Named {
-    int plan;
-    std::uint32_t task;
-    std::uint32_t name; ///< in strings_, escaped for JSON
-    std::uint32_t grid; ///< in grids_, or no_block or numbered_block
+  /// What the tasks of one stage of a plan share: found once per stage, not per task.
+  struct StageName {
+    std::uint32_t name;          ///< in strings_, escaped for JSON
+    std::uint32_t grid;          ///< in grids_, or no_block or numbered_block
+    std::uint32_t element_bytes; ///< of the values a program task computes; 0: other kinds
     const char* kind;
+  };
+  /// A task by numbers, for every task of a plan: its text is made when the file is written,
+  /// not while the computation waits (plans of a million tiny tasks).
+  struct Named {
+    std::uint32_t stage; ///< in stages_
     index_t block;
-    std::uint64_t bytes;
+  };
+  struct PlanNames {
+    int plan;
+    std::vector<Named> tasks; ///< by task id
   };
   static constexpr std::uint32_t no_block = ~std::uint32_t{0};
   static constexpr std::uint32_t numbered_block = no_block - 1; ///< a combine's: its number
   /// Writes the whole file to `out`, handing it to `flush` (which empties it) whenever it holds
   /// a megabyte or more, and at the end. The caller holds the lock.
   void write_json(std::string& out, const std::function<void(std::string&)>& flush) const;
+  /// The shared part of task `t`'s stage, its grid added to grids_. The caller holds the lock.
+  StageName stage_name(const plan::Plan& plan, std::uint32_t t);
   /// The number of `s` in strings_, escaped for JSON (added when new).
   std::uint32_t intern(const std::string& s);
 
   std::string backend_;
   Clock::time_point origin_;
   std::atomic<int> plan_{-1};
-  std::atomic<std::int64_t> last_sample_{-min_interval};
+  std::int64_t tick_origin_;        ///< trace_ticks() at origin_
+  std::int64_t min_interval_ticks_; ///< min_interval in ticks, roughly
+  std::atomic<std::int64_t> last_sample_ticks_;
+  mutable double ns_per_tick_ = 0.0; ///< set when the trace is first written, under the lock
 
   mutable std::mutex mutex_; ///< everything below but the lanes' contents
   std::vector<std::unique_ptr<Lane>> lanes_;
@@ -151,8 +167,9 @@ private:
   std::vector<Gpu> gpu_;
   std::vector<Counter> counters_;
   std::vector<std::pair<int, int>> streams_; ///< (device, stream) tracks named
-  std::vector<Named> names_;                 ///< per recorded task, sorted by (plan, task)
+  std::vector<PlanNames> names_;             ///< per plan ended, in plan order
   std::vector<std::string> strings_;         ///< task names, each once
+  std::vector<StageName> stages_;            ///< per stage of each plan
   std::vector<ChunkGrid> grids_;             ///< the grids of the tasks' blocks, one per stage
   std::unordered_map<std::string, std::uint32_t> string_ids_;
 };

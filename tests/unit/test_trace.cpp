@@ -74,7 +74,8 @@ TEST(Trace, EachBlockTaskIsOnItsWorkersTrackWithItsProgramAndBlock) {
       ++programs;
       EXPECT_NE(string_of(t, "name").find("normal"), std::string::npos) << string_of(t, "name");
       EXPECT_NE(string_of(t, "name").find("sum"), std::string::npos) << string_of(t, "name");
-      EXPECT_GT(number_of(*args, "bytes"), 0.0);
+      // Its iteration box: a block's 64 rows of every second row, 128 columns, float64.
+      EXPECT_EQ(number_of(*args, "bytes"), 64.0 * 128.0 * 8.0);
       blocks.insert(string_of(*args, "block"));
     }
   }
