@@ -75,29 +75,50 @@ BENCHMARK(bm_tiny_blocks)
 
 // The same with a trace (ComputeOptions::trace_path): what tracing costs per task. Argument
 // `written` 0: the time until compute() returns, the previous file written (by the library's
-// writer thread) outside the time measured; 1: until the file is complete too.
+// writer thread) outside the time measured; 1: until the file is complete too. Each iteration
+// also runs the computation untraced, outside the time measured, so that counter
+// `over_plain` compares medians of runs made side by side (this machine's speed drifts more
+// than the difference measured).
 void bm_tiny_blocks_traced(benchmark::State& state) {
   const index_t blocks = state.range(0);
   const index_t n = blocks * block_elements;
-  ComputeOptions options = bench::threads(state.range(1));
+  const ComputeOptions plain = bench::threads(state.range(1));
+  ComputeOptions options = plain;
   const bool written = state.range(2) != 0;
   options.trace_path = "chunked-block-overhead-trace.json";
   const double expected = static_cast<double>(n) * static_cast<double>(n);
   wait_for_diagnostics();
+  std::vector<double> plain_s, traced_s;
   for (auto _ : state) {
+    state.PauseTiming();
+    auto start = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(run(n, block_elements, plain));
+    plain_s.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    state.ResumeTiming();
+    start = std::chrono::steady_clock::now();
     if (run(n, block_elements, options) != expected) {
       state.SkipWithError("wrong sum");
       break;
     }
-    if (written) {
+    if (written)
       wait_for_diagnostics();
-    } else {
+    traced_s.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (!written) {
       state.PauseTiming();
       wait_for_diagnostics();
       state.ResumeTiming();
     }
   }
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+  };
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * blocks);
+  state.counters["plain_ms"] = median(plain_s) * 1e3;
+  state.counters["traced_ms"] = median(traced_s) * 1e3;
+  state.counters["over_plain"] = median(traced_s) / std::max(median(plain_s), 1e-12) - 1.0;
 }
 
 BENCHMARK(bm_tiny_blocks_traced)
