@@ -12,6 +12,7 @@
 #include "runtime/distributed/remote_block.hpp"
 #include "runtime/log_message.hpp"
 #include "runtime/parallel_for.hpp"
+#include "runtime/scheduler.hpp"
 #include "runtime/spill.hpp"
 #include <chunked/array.hpp>
 #include <chunked/detail/engine.hpp>
@@ -125,9 +126,17 @@ plan::Plan make_plan(std::vector<plan::Request> requests, const Resolved& on,
   return diagnostics.plan([&] {
     return cluster.agree(
         [&] {
-          if (options.exact_sums)
+          plan::TaskSplit split = on.backend.task_split();
+          if (options.exact_sums) {
             apply_exact_sums(requests);
-          return plan::make_plan(requests, on.backend.task_split());
+            // A backend that cuts blocks into tasks, outside a cluster (whose ranks agree on
+            // one plan): exact sums may follow the thread count (plan::TaskSplit::workers).
+            if (split.min_tasks > 1 && !cluster.active())
+              split.workers = options.scheduler == Scheduler::single_threaded
+                                  ? 1
+                                  : runtime::default_num_threads(options);
+          }
+          return plan::make_plan(requests, split);
         },
         on.backend);
   });

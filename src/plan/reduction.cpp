@@ -18,6 +18,9 @@ namespace {
 /// exact sum's 75 words per kept element): a task that folds fewer spends more on its partials
 /// (made, written, combined) than on its values (benchmarks/RESULTS.md, exact column sums).
 constexpr index_t values_per_partial_word = 32;
+/// The least an exact sum's task folds per word where that gives every thread a task (the
+/// partials cost a quarter of the values then, against idle threads otherwise).
+constexpr index_t min_values_per_partial_word = 8;
 
 /// The task split of a reduction `op` of `dtype` values over `grid` along the axes in `mask`:
 /// the planner's, with tasks kept large enough for their partials where those are large.
@@ -28,13 +31,19 @@ TaskSplit split_for(const TaskSplit& planner, const ChunkGrid& grid, std::uint32
   if (words <= 3)
     return split;
   index_t kept = 1; // kept elements of the largest block
-  for (index_t k = 0; k < grid.ndim(); ++k)
-    if (((mask >> k) & 1u) == 0) {
-      const auto& lengths = grid.lengths(k);
+  const index_t elements = grid.shape().size();
+  for (index_t k = 0; k < grid.ndim(); ++k) {
+    const auto& lengths = grid.lengths(k);
+    if (((mask >> k) & 1u) == 0)
       kept *= lengths.empty() ? 0 : *std::max_element(lengths.begin(), lengths.end());
-    }
-  split.min_task_elements =
-      std::max(split.min_task_elements, kept * words * values_per_partial_word);
+  }
+  index_t least = kept * words * values_per_partial_word;
+  // Exact sums give the same bits for any split: where the threads are known, a task per
+  // thread rather than idle threads.
+  if (ops::reduce_accumulator(op) == ops::Accumulator::exact && planner.workers > 1)
+    least = std::max(kept * words * min_values_per_partial_word,
+                     std::min(least, elements / planner.workers));
+  split.min_task_elements = std::max(split.min_task_elements, least);
   return split;
 }
 

@@ -24,6 +24,12 @@ struct TaskSplit {
   /// cut only into pieces that, times the extents of the axes inside it, keep this many
   /// elements.
   index_t min_run_elements = 512;
+  /// The threads that will run the plan, for the one kind of stage whose results do not depend
+  /// on its tasks: exact sums (correctly rounded whatever the order). Their partials are large,
+  /// which keeps their tasks few; with this known, a stage with fewer tasks than threads is cut
+  /// finer, down to a task per thread. 0: not known, or the plan must not depend on it (the
+  /// ranks of a cluster agree on one plan).
+  index_t workers = 0;
 };
 
 /// The grid of `grid`'s blocks cut along the axes in `axes` (bit k for axis k), the outermost

@@ -269,6 +269,28 @@ TEST(TaskSplit, ExactSumsKeepTasksLargeForTheirPartials) {
   EXPECT_LT(one, exact_tasks);
 }
 
+// Where the plan knows its threads (TaskSplit::workers), an exact sum with fewer tasks than
+// threads is cut down to a task per thread, but no task folds fewer than 8 values per word of
+// its partial; the bits stay those of one task per block.
+TEST(TaskSplit, ExactSumsGiveEveryKnownThreadATask) {
+  Generator rng(13);
+  const auto x = rng.normal<double>(Shape{16384, 512}, Chunks{16384, 512}, 3.0, 2.0);
+  graph::ReduceParams p;
+  p.axes = {0};
+  p.op = plan::ReduceOp::exact_sum;
+  const graph::NodePtr exact = graph::make_reduce(x.node(), p);
+  index_t unknown = 0, one = 0;
+  const auto want = run(exact, TaskSplit{}, 1, &one);
+  EXPECT_EQ(run(exact, TaskSplit{64, 1, 1}, 2, &unknown), want);
+  // 16384 rows: 6 tasks of at least 32 values per word (512 columns of 75 words) without the
+  // threads; 16 of 1024 rows for 16 threads; 27 of at least 8 values per word for 64.
+  for (const auto& [workers, folds] : {std::pair<index_t, index_t>{2, 6}, {16, 16}, {64, 27}}) {
+    index_t tasks = 0;
+    EXPECT_EQ(run(exact, TaskSplit{64, 1, 1, workers}, 3, &tasks), want) << workers;
+    EXPECT_EQ(tasks - unknown, folds - 6) << workers << " workers";
+  }
+}
+
 // Through the public API: the CPU backend cuts an array of one large block into many tasks,
 // and the results are the naive ones.
 TEST(TaskSplit, CpuBackendComputesOneLargeBlockCorrectly) {
