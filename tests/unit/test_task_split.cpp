@@ -248,17 +248,21 @@ TEST(TaskSplit, ReductionsUnderEverySplitMatchOneTaskPerBlock) {
   }
 }
 
-// An exact sum's partial is 75 words per kept element: its tasks fold at least 32 values per
-// word of it, so a column sum is cut into far fewer tasks than a plain one, with the same bits.
-TEST(TaskSplit, ExactSumsKeepTasksLargeForTheirPartials) {
-  Generator rng(12);
+/// The column reduction `op` of a 16384 x 512 float64 array of one block.
+graph::NodePtr column_reduction(std::uint64_t seed, plan::ReduceOp op) {
+  Generator rng(seed);
   const auto x = rng.normal<double>(Shape{16384, 512}, Chunks{16384, 512}, 3.0, 2.0);
   graph::ReduceParams p;
   p.axes = {0};
-  p.op = plan::ReduceOp::sum;
-  const graph::NodePtr plain = graph::make_reduce(x.node(), p);
-  p.op = plan::ReduceOp::exact_sum;
-  const graph::NodePtr exact = graph::make_reduce(x.node(), p);
+  p.op = op;
+  return graph::make_reduce(x.node(), p);
+}
+
+// An exact sum's partial is 75 words per kept element: its tasks fold at least 32 values per
+// word of it, so a column sum is cut into far fewer tasks than a plain one, with the same bits.
+TEST(TaskSplit, ExactSumsKeepTasksLargeForTheirPartials) {
+  const graph::NodePtr plain = column_reduction(12, plan::ReduceOp::sum);
+  const graph::NodePtr exact = column_reduction(12, plan::ReduceOp::exact_sum);
   index_t plain_tasks = 0, exact_tasks = 0, one = 0;
   run(plain, TaskSplit{64, 1, 1}, 1, &plain_tasks);
   const auto split = run(exact, TaskSplit{64, 1, 1}, 2, &exact_tasks);
@@ -273,12 +277,7 @@ TEST(TaskSplit, ExactSumsKeepTasksLargeForTheirPartials) {
 // threads is cut down to a task per thread, but no task folds fewer than 8 values per word of
 // its partial; the bits stay those of one task per block.
 TEST(TaskSplit, ExactSumsGiveEveryKnownThreadATask) {
-  Generator rng(13);
-  const auto x = rng.normal<double>(Shape{16384, 512}, Chunks{16384, 512}, 3.0, 2.0);
-  graph::ReduceParams p;
-  p.axes = {0};
-  p.op = plan::ReduceOp::exact_sum;
-  const graph::NodePtr exact = graph::make_reduce(x.node(), p);
+  const graph::NodePtr exact = column_reduction(13, plan::ReduceOp::exact_sum);
   index_t unknown = 0, one = 0;
   const auto want = run(exact, TaskSplit{}, 1, &one);
   EXPECT_EQ(run(exact, TaskSplit{64, 1, 1}, 2, &unknown), want);
