@@ -3,6 +3,7 @@
 #include "runtime/trace.hpp"
 
 #include "core/memory_counters.hpp"
+#include "plan/index_maps.hpp"
 #include "plan/plan.hpp"
 #include "runtime/trace_clock.hpp"
 
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <iterator>
 #include <ostream>
@@ -306,14 +308,12 @@ void Trace::write_json(std::string& out, const std::function<void(std::string&)>
     if (st.element_bytes == 0 || st.grid >= grids_.size())
       return 0;
     const ChunkGrid& grid = grids_[st.grid];
+    const auto nd = static_cast<int>(grid.ndim());
+    std::array<index_t, max_ndim> origin{}, extent{};
+    plan::block_box(grid, n.block, nd, origin, extent);
     std::uint64_t elements = 1;
-    index_t block = n.block;
-    for (index_t k = grid.ndim(); k-- > 0;) {
-      const auto& lengths = grid.lengths(k);
-      const auto blocks = static_cast<index_t>(lengths.size());
-      elements *= static_cast<std::uint64_t>(lengths[static_cast<std::size_t>(block % blocks)]);
-      block /= blocks;
-    }
+    for (int k = 0; k < nd; ++k)
+      elements *= static_cast<std::uint64_t>(extent[static_cast<std::size_t>(k)]);
     return elements * st.element_bytes;
   };
   // Every other event by time (spans before counters at equal times), written from its record.
