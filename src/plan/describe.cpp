@@ -39,7 +39,9 @@ std::string Plan::describe() const {
   }
   for (std::size_t i = 0; i < stages.size(); ++i)
     s += "stage " + std::to_string(i) + ": " + std::to_string(per_stage[i]) + " tasks over grid " +
-         stages[i].grid.to_string() + "\n" + stages[i].program.describe() + "\n";
+         stages[i].grid.to_string() +
+         (stages[i].finalize >= 0 ? ", each finalizing its partials" : "") + "\n" +
+         stages[i].program.describe() + "\n";
   if (n_user > 0)
     s += "user functions: " + std::to_string(users.size()) +
          ", user tasks: " + std::to_string(n_user) + "\n";

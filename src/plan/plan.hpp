@@ -82,6 +82,10 @@ struct Stage {
   /// grid, so that progress counts its blocks rather than the tasks.
   bool cut = false;
   ChunkGrid blocks;
+  /// Reduce stages whose every task is the only one along the reduced axes: the combine
+  /// (Plan::combines) whose finalize each task applies to its own partials, its output being the
+  /// result's values rather than partials (no combine task follows); -1: tasks output partials.
+  std::int32_t finalize = -1;
 };
 
 /// A copy of one piece of a source block into a gather buffer.
@@ -272,6 +276,19 @@ struct Plan {
   /// task without one (gathers, joins, assembles) and for a combine, whose block is its number.
   const ChunkGrid* task_grid(TaskId task) const;
 };
+
+/// The combine whose finalize task `task` ends with: a combine task's that outputs values, or a
+/// program task's whose stage finalizes its own partials (Stage::finalize); null for a task that
+/// finalizes nothing.
+inline const Combine* finalizing_combine(const Plan& plan, const Task& task) {
+  if (task.output.kind != Output::Kind::buffer)
+    return nullptr;
+  if (task.kind == TaskKind::combine)
+    return &plan.combines[task.index];
+  if (task.kind == TaskKind::program && plan.stages[task.index].finalize >= 0)
+    return &plan.combines[static_cast<std::size_t>(plan.stages[task.index].finalize)];
+  return nullptr;
+}
 
 /// "(i, j, ...)" ("(i,)" in one dimension, "()" in none): block `block` of `grid` as traces and
 /// reports name it.

@@ -97,6 +97,11 @@ std::vector<TaskId> Planner::plan_reduce_tree(const graph::NodePtr& in, Body bod
     ((mask >> k) & 1u ? red_blocks : kept_blocks).push_back(per_axis[k]);
   const index_t n_groups = c_order(kept_blocks).elements;
   const index_t n_members = c_order(red_blocks).elements;
+  // A block alone along the reduced axes is its result's only partial: its task finalizes it,
+  // as the combine would have (a combine of one partial is that partial), saving a task per block.
+  const bool finalizes = final && n_members == 1;
+  if (finalizes)
+    plan.stages[stage].finalize = static_cast<std::int32_t>(comb_index);
 
   std::vector<TaskId> roots;
   std::vector<index_t> kept(kept_blocks.size()), red(red_blocks.size());
@@ -112,17 +117,22 @@ std::vector<TaskId> Planner::plan_reduce_tree(const graph::NodePtr& in, Body bod
         entries, index_t{8} * partial_layout(p.op, in->dtype).words,
         "the partial states of one block, in bytes (use smaller chunks)");
     const Output partial{Output::Kind::partial, in->dtype, entries, -1};
-    auto partial_task = [&](index_t member) {
+    auto member_task = [&](index_t member, const Output& output) {
       unflatten(member, red_blocks, red);
       for (int k = 0, kk = 0, rr = 0; k < nd; ++k)
         bidx[k] = (mask >> k) & 1u ? red[rr++] : kept[kk++];
-      return add_program_task(stage, grid.block_number(bidx), partial);
+      return add_program_task(stage, grid.block_number(bidx), output);
     };
+    auto partial_task = [&](index_t member) { return member_task(member, partial); };
     auto combine_task = [&](const std::vector<TaskId>& parts, bool root) {
       return add_combine_task(
           comb_index, g, parts,
           root && final ? Output{Output::Kind::buffer, result_dtype, entries, -1} : partial);
     };
+    if (finalizes) {
+      roots.push_back(member_task(0, Output{Output::Kind::buffer, result_dtype, entries, -1}));
+      continue;
+    }
     roots.push_back(build_combine_tree(n_members, static_cast<index_t>(combine_fanin), partial_task,
                                        combine_task));
   }

@@ -65,7 +65,7 @@ std::vector<int> partition_tasks(const plan::Plan& plan, int parts) {
   const auto consumers = consumer_lists(plan);
   plan::BlockProgram copy;
   for (std::size_t t = 0; t < n; ++t)
-    if (plan.tasks[t].kind == plan::TaskKind::combine)
+    if (plan::finalizing_combine(plan, plan.tasks[t]))
       if (const auto to = destination_copy(plan, static_cast<plan::TaskId>(t), consumers[t], copy))
         part[*to] = part[t];
   return part;

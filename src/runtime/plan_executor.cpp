@@ -50,8 +50,7 @@ std::optional<plan::TaskId> destination_copy(const plan::Plan& plan, plan::TaskI
                                              std::span<const plan::TaskId> consumers,
                                              plan::BlockProgram& copy) {
   const plan::Task& c = plan.tasks[combine];
-  if (c.kind != plan::TaskKind::combine || c.output.kind != plan::Output::Kind::buffer ||
-      c.output.elements <= 0 || consumers.size() != 1)
+  if (!plan::finalizing_combine(plan, c) || c.output.elements <= 0 || consumers.size() != 1)
     return std::nullopt;
   const plan::TaskId id = consumers[0];
   const plan::Task& task = plan.tasks[id];

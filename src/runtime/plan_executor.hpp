@@ -71,7 +71,8 @@ struct LocalTasks {
 TaskGraph task_graph(const plan::Plan& plan, std::span<const int> worker = {},
                      const LocalTasks* local = nullptr);
 
-/// When finalizing combine task `combine` produces values that its one consumer, a program task
+/// When finalizing task `combine` (plan::finalizing_combine: a combine, or a program task that
+/// finalizes its own partials) produces values that its one consumer, a program task
 /// writing a caller's destination, only copies there unchanged and in the order the combine
 /// wrote them (`x.sum().item()`, a reduction's to_host()): that consumer, with its program in
 /// `copy` (whose sink map places value i of the combine in the destination). The backend then

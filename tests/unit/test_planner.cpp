@@ -175,6 +175,44 @@ TEST(Planner, ReductionTreeHasBoundedFanIn) {
   EXPECT_EQ(s.item(), 1000.0);
 }
 
+// A block alone along the reduced axes finalizes its own partials: a task per block and no
+// combine. Blocks cut along those axes still combine; both give the same values, whether
+// computed into a caller's array, kept as blocks or read by a later program.
+TEST(Planner, BlocksAloneAlongTheReducedAxesFinalizeThemselves) {
+  std::vector<double> data(40 * 12);
+  for (std::size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<double>((i * 7) % 23); // small integers: every sum is exact
+  const auto cols = from_host(std::span<const double>(data), Shape{40, 12}, Chunks{40, 5});
+  const auto cut = from_host(std::span<const double>(data), Shape{40, 12}, Chunks{16, 5});
+  std::vector<double> out;
+  const plan::Plan p = plan_for(cols.mean(Axes{0}).node(), out);
+  EXPECT_EQ(count_tasks(p, TaskKind::combine), 0) << p.describe();
+  EXPECT_EQ(count_tasks(p, TaskKind::program, 0), 3);
+  EXPECT_GE(p.stages[0].finalize, 0);
+  const plan::Plan q = plan_for(cut.mean(Axes{0}).node(), out);
+  EXPECT_EQ(count_tasks(q, TaskKind::combine), 3) << q.describe();
+  EXPECT_LT(q.stages[0].finalize, 0);
+
+  std::vector<double> sums(12, 0.0);
+  for (std::size_t i = 0; i < data.size(); ++i)
+    sums[i % 12] += data[i];
+  const auto mean = cols.mean(Axes{0}).compute();
+  const auto kept = cols.sum(Axes{0}).persist();
+  const auto twice = (kept * 2.0).compute();
+  const auto from_cut = cut.mean(Axes{0}).compute();
+  const auto max_cols = cols.max(Axes{0}).compute(), max_cut = cut.max(Axes{0}).compute();
+  const auto arg_cols = cols.argmax(0).compute(), arg_cut = cut.argmax(0).compute();
+  for (index_t j = 0; j < 12; ++j) {
+    SCOPED_TRACE(j);
+    EXPECT_EQ(mean.data()[j], sums[static_cast<std::size_t>(j)] / 40.0);
+    EXPECT_EQ(mean.data()[j], from_cut.data()[j]);
+    EXPECT_EQ(kept.compute().data()[j], sums[static_cast<std::size_t>(j)]);
+    EXPECT_EQ(twice.data()[j], 2.0 * sums[static_cast<std::size_t>(j)]);
+    EXPECT_EQ(max_cols.data()[j], max_cut.data()[j]);
+    EXPECT_EQ(arg_cols.data()[j], arg_cut.data()[j]);
+  }
+}
+
 // Programs past the instruction cap are split with a stored intermediate.
 TEST(Planner, LongChainsAreSplitAtTheCap) {
   auto x = arange<double>(0, 64, 1, 16);

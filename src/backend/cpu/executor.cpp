@@ -56,6 +56,18 @@ private:
     inputs.clear();
     for (std::uint32_t j = task.inputs_begin; j < task.inputs_end; ++j)
       inputs.push_back(pointer(plan_.inputs[j].ref));
+    if (const plan::Combine* c = plan::finalizing_combine(plan_, task)) {
+      // A block alone along the reduced axes: its partials, finalized as a combine would.
+      const index_t n = task.output.elements;
+      const auto partials =
+          make_host_buffer(output_bytes(Output{Output::Kind::partial, c->input, n, -1}, c->op));
+      cpu::run_program(program, inputs, partials->data());
+      outputs_[id] = make_host_buffer(output_bytes(task.output, c->op));
+      finalize_partials(c->op, c->result, c->input,
+                        static_cast<const PartialWord*>(partials->data()), n, c->count, c->ddof,
+                        outputs_[id]->data());
+      return;
+    }
     void* out;
     if (task.output.kind == Output::Kind::destination) {
       out = plan_.destinations[task.output.destination].data;

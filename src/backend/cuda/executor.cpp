@@ -79,7 +79,7 @@ public:
       : PlanExecutor(plan), timeline_(runtime::current_trace()), outputs_(plan.tasks.size()),
         worker_(plan.tasks.size(), 0), done_(plan.tasks.size()),
         stream_of_(plan.tasks.size(), nullptr), consumers_(runtime::consumer_lists(plan)),
-        written_by_combine_(plan.tasks.size(), 0), user_stream_(options.stream), io_(plan) {
+        written_by_finalize_(plan.tasks.size(), 0), user_stream_(options.stream), io_(plan) {
     const int streams =
         std::clamp(options.streams_per_device > 0 ? options.streams_per_device : default_streams, 1,
                    max_streams_per_device);
@@ -108,10 +108,10 @@ public:
     // there straight from their combine's finalize: no store kernel, no second device block.
     BlockProgram copy;
     for (std::size_t t = 0; t < plan_.tasks.size(); ++t)
-      if (plan_.tasks[t].kind == TaskKind::combine)
+      if (plan::finalizing_combine(plan_, plan_.tasks[t]))
         if (const auto to =
                 runtime::destination_copy(plan_, static_cast<plan::TaskId>(t), consumers_[t], copy))
-          written_by_combine_[*to] = 1;
+          written_by_finalize_[*to] = 1;
     // Before any work of this computation is queued: it all comes after the user's stream's.
     user_stream_.precede(library_streams());
   }
@@ -130,7 +130,7 @@ public:
   /// Per task, the worker (device slot) it is pinned to.
   const std::vector<int>& workers() const { return worker_; }
   /// Per task, whether it runs nothing: a copy into a destination that its combine wrote.
-  const std::vector<std::uint8_t>& skipped() const { return written_by_combine_; }
+  const std::vector<std::uint8_t>& skipped() const { return written_by_finalize_; }
 
   std::uint64_t run(runtime::TaskId id, int worker) override {
     DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
@@ -268,7 +268,7 @@ private:
   }
 
   void run_program(runtime::TaskId id, const plan::Task& task, int worker) override {
-    if (written_by_combine_[id])
+    if (written_by_finalize_[id])
       return; // the combine it copies finalized straight into the destination
     DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
     thread_local BlockProgram program;
@@ -280,6 +280,16 @@ private:
       inputs.push_back(device_pointer(d, in.ref));
       if (copies_borrowed_region(d, in.ref)) // read packed, not with the caller's strides
         program.leaves[static_cast<std::size_t>(in.leaf)].map = in.packed;
+    }
+    if (const plan::Combine* c = plan::finalizing_combine(plan_, task)) {
+      // A block alone along the reduced axes: its partials, finalized as a combine would.
+      const Stream& s = d.stream();
+      auto partials = d.memory.allocate(
+          output_bytes(Output{Output::Kind::partial, c->input, task.output.elements, -1}, c->op),
+          s);
+      run_kernel(d, program, inputs, partials->data());
+      finalize_output(id, task, *c, d, partials->data());
+      return;
     }
     const plan::Destination* dst = task.output.kind == Output::Kind::destination
                                        ? &plan_.destinations[task.output.destination]
@@ -372,13 +382,22 @@ private:
       outputs_[id] = std::move(acc);
       return;
     }
+    finalize_output(id, task, c, d, acc->data());
+  }
+
+  /// Finalizes `partials` (the task's output elements) by `c` into the task's output: a new
+  /// buffer, or the destination of the copy task that would only have moved it there.
+  void finalize_output(runtime::TaskId id, const plan::Task& task, const plan::Combine& c,
+                       DeviceSlot& d, const void* partials) {
+    const Stream& s = d.stream();
+    const index_t n = task.output.elements;
     auto out = d.memory.allocate(output_bytes(task.output, c.op), s);
     {
       const GpuSpan span(s, "finalize partials", "kernel");
-      finalize_partials(c.op, c.result, c.input, acc->data(), n, c.count, c.ddof, out->data(), s);
+      finalize_partials(c.op, c.result, c.input, partials, n, c.count, c.ddof, out->data(), s);
     }
     const plan::TaskId to = consumers_[id].empty() ? 0 : consumers_[id][0];
-    if (consumers_[id].size() == 1 && written_by_combine_[to]) {
+    if (consumers_[id].size() == 1 && written_by_finalize_[to]) {
       // Straight into the destination, where the copy task would have put the values.
       thread_local BlockProgram copy;
       plan_.instantiate(to, copy);
@@ -521,7 +540,7 @@ private:
   std::vector<char> pinned_destination_;
   /// Per program task: its destination is written by the combine it copies (which finalizes
   /// into it), so the task itself runs nothing.
-  std::vector<std::uint8_t> written_by_combine_;
+  std::vector<std::uint8_t> written_by_finalize_;
   /// ComputeOptions::stream: ordered before and after the computation's streams.
   UserStream user_stream_;
   /// Reads ahead and writes on host threads; last, so that its threads stop first, after the
