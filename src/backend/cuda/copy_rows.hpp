@@ -19,6 +19,10 @@ inline constexpr index_t copy_rows_min_row = 64;
 /// copy_rows_min_row elements of 1, 2, 4 or 8 bytes.
 bool copies_rows(const plan::BlockProgram& p);
 
+/// Whether `p` is such a copy (copies_rows(p)) whose whole box is one run of elements in the
+/// source and the destination: copy_rows then moves it with one device-to-device memcpy.
+bool copies_one_run(const plan::BlockProgram& p);
+
 /// Enqueues on `stream` the copy that `p` describes (copies_rows(p) must hold): the box of `p`
 /// read from `in` at its leaf's map, written to `out` at its sink's map, elements of `esize`
 /// bytes.

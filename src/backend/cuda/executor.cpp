@@ -301,7 +301,13 @@ private:
     }
     if (task.output.kind != Output::Kind::destination) {
       auto out = d.memory.allocate(output_bytes(task.output, program.sink.op), d.stream());
-      run_kernel(d, program, inputs, out->data());
+      if (copies_one_run(program)) { // persist() of stored blocks: the driver's copy
+        const GpuSpan span(d.stream(), "copy within device", "copy",
+                           static_cast<std::uint64_t>(out->bytes()));
+        copy_rows(program, inputs[static_cast<std::size_t>(program.leaves[0].input)], out->data(),
+                  dtype_size(task.output.dtype), d.stream());
+      } else
+        run_kernel(d, program, inputs, out->data());
       outputs_[id] = std::move(out);
       return;
     }
