@@ -189,4 +189,78 @@ template <int ND, class V> struct Interp {
   }
 };
 
+/// Positions an interpreted store takes per thread before it computes any of them, and the
+/// leaves whose loads for all of them it issues first (interp_store_kernel).
+inline constexpr int interp_batch = 4;
+inline constexpr int interp_preloaded_leaves = 4;
+
+/// A stored leaf's values at the interp_batch offsets `off`, into `out`: every load issued
+/// before any value is used.
+CHUNKED_KD void load_stored(unsigned char dtype, const void* data, const i64* off, Value* out) {
+  visit_type(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T x[interp_batch];
+#pragma unroll
+    for (int u = 0; u < interp_batch; ++u)
+      x[u] = static_cast<const T*>(data)[off[u]];
+#pragma unroll
+    for (int u = 0; u < interp_batch; ++u)
+      out[u] = put<T>(x[u]);
+  });
+}
+
+/// store_kernel of program.hpp for an interpreted program: each thread takes interp_batch
+/// positions a grid stride apart and issues the loads of all of them (those of the stored leaves
+/// among a program's first interp_preloaded_leaves) before the instructions of the first. One
+/// position at a time, each load was waited for in turn behind the call that runs the
+/// instructions, which the compiler does not hoist loads above. Every position is computed as
+/// Interp::eval computes it, so the values are the same bits.
+template <int ND, class V> CHUNKED_KD void interp_store_kernel(const InterpArgs& a) {
+  constexpr FixedMask<all_axes<ND>()> mask{};
+  constexpr int batch = interp_batch, pre = interp_preloaded_leaves;
+  const InterpCode& c = a.code;
+  V* out = static_cast<V*>(a.out);
+  const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
+  const i64 t0 = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
+  i64 i[ND] = {}, step[ND] = {};
+  unflatten<ND>(mask, t0, a.extent, i);
+  unflatten<ND>(mask, stride, a.extent, step);
+  i64 t = t0;
+  if (c.leaves >= 1 && c.leaves <= pre) {
+    Value v[interp_max_values];
+    for (; t + (batch - 1) * stride < a.size; t += batch * stride) {
+      i64 at_out[batch];
+      i64 off[pre][batch];
+#pragma unroll
+      for (int u = 0; u < batch; ++u) {
+#pragma unroll
+        for (int l = 0; l < pre; ++l)
+          off[l][u] = l < c.leaves ? at<ND>(a.leaf[l].map, i) : 0;
+        at_out[u] = at<ND>(a.sink, i);
+        advance<ND>(mask, step, a.extent, i);
+      }
+      Value loaded[pre][batch];
+#pragma unroll
+      for (int l = 0; l < pre; ++l)
+        if (l < c.leaves && static_cast<ops::LeafKind>(c.v[l].op) == ops::LeafKind::stored)
+          load_stored(c.v[l].dtype, a.leaf[l].data, off[l], loaded[l]);
+#pragma unroll 1
+      for (int u = 0; u < batch; ++u) {
+        for (int l = 0; l < c.leaves; ++l)
+          v[l] = static_cast<ops::LeafKind>(c.v[l].op) == ops::LeafKind::stored
+                     ? loaded[l][u]
+                     : leaf_value(c.v[l], a.leaf[l], off[l][u]);
+        const Value r = c.values > c.leaves ? run_instructions(c, v) : v[c.leaves - 1];
+        out[at_out[u]] = visit_type(c.v[c.values - 1].dtype, [&](auto tag) -> V {
+          return static_cast<V>(get<decltype(tag)>(r));
+        });
+      }
+    }
+  }
+  for (; t < a.size; t += stride) {
+    out[at<ND>(a.sink, i)] = Interp<ND, V>::eval(a, i);
+    advance<ND>(mask, step, a.extent, i);
+  }
+}
+
 } // namespace chunked::cuda::kernel
