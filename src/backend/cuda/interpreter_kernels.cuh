@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The interpreter's kernels: the reduction skeletons of kernel/program.hpp on
-// kernel/interpreter.cuh's program struct and its own store (interp_store_kernel), one set per
-// rank of kernel::interp_ranks, and their tables for the host.
+// The interpreter's kernels: the skeletons of kernel/program.hpp on kernel/interpreter.cuh's
+// program struct, one set per rank of kernel::interp_ranks, and their tables for the host.
 #pragma once
 
 #include "backend/cuda/interpreter.hpp"

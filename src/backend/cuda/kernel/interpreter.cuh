@@ -2,9 +2,8 @@
 // The interpreter of block programs on the GPU: a program struct for the kernel skeletons of
 // program.hpp that reads the program's structure from its argument block (interp_code.hpp)
 // instead of having it compiled in. nvcc compiles it into the library, so a program runs before
-// its generated kernel is compiled; the reduction skeletons, the scalar functions and the launch
-// shapes are the generated kernels', and its store computes each position as they do, so the
-// results are bitwise theirs.
+// its generated kernel is compiled; the skeletons, the scalar functions and the launch shapes are
+// the generated kernels', so the results are bitwise theirs.
 #pragma once
 
 #define CHUNKED_KERNEL_RANDOM 1
