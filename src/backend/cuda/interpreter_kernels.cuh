@@ -19,7 +19,7 @@ using kernel::InterpArgs;
 
 template <int ND, class T>
 __global__ void __launch_bounds__(block_threads) store(const __grid_constant__ InterpArgs a) {
-  kernel::interp_store_kernel<ND, T>(a);
+  kernel::store_kernel<Interp<ND, T>>(a);
 }
 
 template <int ND, class Acc, class V>
