@@ -105,7 +105,8 @@ public:
     for (const plan::Destination& dst : plan_.destinations)
       pinned_destination_.push_back(static_cast<char>(is_pinned_host(dst.data)));
     // Values that a copy task would only move into a caller's destination (x.sum().item()) go
-    // there straight from their combine's finalize: no store kernel, no second device block.
+    // there straight from the finalize of the task that reduced them (a combine, or a block's
+    // own program task): no store kernel, no second device block.
     BlockProgram copy;
     for (std::size_t t = 0; t < plan_.tasks.size(); ++t)
       if (plan::finalizing_combine(plan_, plan_.tasks[t]))
@@ -129,7 +130,7 @@ public:
 
   /// Per task, the worker (device slot) it is pinned to.
   const std::vector<int>& workers() const { return worker_; }
-  /// Per task, whether it runs nothing: a copy into a destination that its combine wrote.
+  /// Per task, whether it runs nothing: a copy into a destination that a finalize wrote.
   const std::vector<std::uint8_t>& skipped() const { return written_by_finalize_; }
 
   std::uint64_t run(runtime::TaskId id, int worker) override {
@@ -269,7 +270,7 @@ private:
 
   void run_program(runtime::TaskId id, const plan::Task& task, int worker) override {
     if (written_by_finalize_[id])
-      return; // the combine it copies finalized straight into the destination
+      return; // the task it copies finalized straight into the destination
     DeviceSlot& d = *slots_[static_cast<std::size_t>(worker)];
     thread_local BlockProgram program;
     thread_local std::vector<const void*> inputs;
@@ -544,8 +545,8 @@ private:
   std::vector<std::vector<plan::TaskId>> consumers_;
   /// Per destination: page-locked host memory, which copies reach without staging.
   std::vector<char> pinned_destination_;
-  /// Per program task: its destination is written by the combine it copies (which finalizes
-  /// into it), so the task itself runs nothing.
+  /// Per program task: its destination is written by the task it copies (which finalizes into
+  /// it), so the task itself runs nothing.
   std::vector<std::uint8_t> written_by_finalize_;
   /// ComputeOptions::stream: ordered before and after the computation's streams.
   UserStream user_stream_;
