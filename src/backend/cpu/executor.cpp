@@ -62,10 +62,7 @@ private:
       const auto partials =
           make_host_buffer(output_bytes(Output{Output::Kind::partial, c->input, n, -1}, c->op));
       cpu::run_program(program, inputs, partials->data());
-      outputs_[id] = make_host_buffer(output_bytes(task.output, c->op));
-      finalize_partials(c->op, c->result, c->input,
-                        static_cast<const PartialWord*>(partials->data()), n, c->count, c->ddof,
-                        outputs_[id]->data());
+      finalize_output(id, task, *c, static_cast<const PartialWord*>(partials->data()));
       return;
     }
     void* out;
@@ -172,8 +169,15 @@ private:
       outputs_[id] = std::move(acc);
       return;
     }
+    finalize_output(id, task, c, result);
+  }
+
+  /// Finalizes `partials` (the task's output elements) by `c` into a new buffer, its output.
+  void finalize_output(runtime::TaskId id, const plan::Task& task, const plan::Combine& c,
+                       const PartialWord* partials) {
     outputs_[id] = make_host_buffer(output_bytes(task.output, c.op));
-    finalize_partials(c.op, c.result, c.input, result, n, c.count, c.ddof, outputs_[id]->data());
+    finalize_partials(c.op, c.result, c.input, partials, task.output.elements, c.count, c.ddof,
+                      outputs_[id]->data());
   }
 
   /// A term after the first adds into the buffer of the term before, which only it reads.

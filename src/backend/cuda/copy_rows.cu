@@ -81,10 +81,12 @@ bool copies_rows(const plan::BlockProgram& p) {
          p.sink.map.coef[last] == 1 && p.extent[last] >= copy_rows_min_row;
 }
 
-bool copies_one_run(const plan::BlockProgram& p) {
-  if (!copies_rows(p))
-    return false;
-  index_t run = 1; // elements of the axes inside axis k
+namespace {
+
+/// Whether each axis of `p`'s box steps by the elements of the axes inside it, in the source and
+/// the destination: the box is one run on both sides.
+bool is_one_run(const plan::BlockProgram& p) {
+  index_t run = 1;
   for (int k = p.ndim - 1; k >= 0; --k) {
     if (p.extent[k] > 1 && (p.leaves[0].map.coef[k] != run || p.sink.map.coef[k] != run))
       return false;
@@ -93,15 +95,24 @@ bool copies_one_run(const plan::BlockProgram& p) {
   return true;
 }
 
+} // namespace
+
+bool copies_one_run(const plan::BlockProgram& p) { return copies_rows(p) && is_one_run(p); }
+
+void copy_one_run(const plan::BlockProgram& p, const void* in, void* out, std::size_t esize,
+                  const Stream& stream) {
+  const auto bytes = static_cast<std::size_t>(p.size()) * esize;
+  const auto e = static_cast<index_t>(esize);
+  check(cudaMemcpyAsync(static_cast<char*>(out) + p.sink.map.base * e,
+                        static_cast<const char*>(in) + p.leaves[0].map.base * e, bytes,
+                        cudaMemcpyDeviceToDevice, stream.get()),
+        "device copy", stream.device(), "(" + std::to_string(bytes) + " bytes)");
+}
+
 void copy_rows(const plan::BlockProgram& p, const void* in, void* out, std::size_t esize,
                const Stream& stream) {
-  if (copies_one_run(p)) { // the driver's copy: the device's copy rate, not a fraction of it
-    const auto bytes = static_cast<std::size_t>(p.size()) * esize;
-    check(cudaMemcpyAsync(static_cast<char*>(out) + p.sink.map.base * static_cast<index_t>(esize),
-                          static_cast<const char*>(in) +
-                              p.leaves[0].map.base * static_cast<index_t>(esize),
-                          bytes, cudaMemcpyDeviceToDevice, stream.get()),
-          "device copy", stream.device(), "(" + std::to_string(bytes) + " bytes)");
+  if (is_one_run(p)) { // the driver's copy: the device's copy rate, not a fraction of it
+    copy_one_run(p, in, out, esize, stream);
     return;
   }
   RowMaps m{};

@@ -23,6 +23,11 @@ bool copies_rows(const plan::BlockProgram& p);
 /// source and the destination: copy_rows then moves it with one device-to-device memcpy.
 bool copies_one_run(const plan::BlockProgram& p);
 
+/// Enqueues on `stream` that memcpy of the copy `p` (copies_one_run(p) must hold), elements of
+/// `esize` bytes.
+void copy_one_run(const plan::BlockProgram& p, const void* in, void* out, std::size_t esize,
+                  const Stream& stream);
+
 /// Enqueues on `stream` the copy that `p` describes (copies_rows(p) must hold): the box of `p`
 /// read from `in` at its leaf's map, written to `out` at its sink's map, elements of `esize`
 /// bytes.

@@ -305,8 +305,8 @@ private:
       if (copies_one_run(program)) { // persist() of stored blocks: the driver's copy
         const GpuSpan span(d.stream(), "copy within device", "copy",
                            static_cast<std::uint64_t>(out->bytes()));
-        copy_rows(program, inputs[static_cast<std::size_t>(program.leaves[0].input)], out->data(),
-                  dtype_size(task.output.dtype), d.stream());
+        copy_one_run(program, inputs[static_cast<std::size_t>(program.leaves[0].input)],
+                     out->data(), dtype_size(task.output.dtype), d.stream());
       } else
         run_kernel(d, program, inputs, out->data());
       outputs_[id] = std::move(out);
